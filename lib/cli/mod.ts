@@ -1,0 +1,60 @@
+/**
+ * The CLI: subcommand table, `--help`/`--version`, and the one error reporter. main.ts
+ * passes the process edge in as CliIo; nothing here reads the environment directly.
+ */
+import type { CliIo, Command } from "./io.ts";
+import { reportError } from "./errors_out.ts";
+import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { demoCommand } from "./cmd_demo.ts";
+
+export type { CliIo, Command } from "./io.ts";
+export * from "./exit_codes.ts";
+export { parseArgs } from "./parse_args.ts";
+
+export const VERSION = "0.1.0";
+
+/** The subcommands, in help order. */
+export const COMMANDS: readonly Command[] = [demoCommand];
+
+function helpText(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
+  return `intendant ${VERSION}: keeps and searches the conversations of AI coding agents
+
+usage: intendant <command> [flags]
+
+commands:
+${lines.join("\n")}
+
+flags:
+  --help     show help (also after a command)
+  --version  print the version
+`;
+}
+
+/** Runs one CLI invocation; returns the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+    io.stdout(helpText());
+    return first === undefined ? EXIT_USAGE : EXIT_OK;
+  }
+  if (first === "--version" || first === "-V") {
+    io.stdout(`intendant ${VERSION}\n`);
+    return EXIT_OK;
+  }
+  const cmd = COMMANDS.find((c) => c.name === first);
+  if (!cmd) {
+    io.stderr(`intendant: unknown command "${first}"\nhint: see \`intendant --help\`\n`);
+    return EXIT_USAGE;
+  }
+  if (rest.includes("--help") || rest.includes("-h")) {
+    io.stdout(`usage: ${cmd.usage}\n\n${cmd.summary}\n`);
+    return EXIT_OK;
+  }
+  try {
+    return await cmd.run(rest, io);
+  } catch (err) {
+    return reportError(err, io.stderr, cmd.name);
+  }
+}

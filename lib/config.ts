@@ -1,0 +1,174 @@
+/**
+ * Configuration: the names of every environment variable we read, the one boolean
+ * parser, and the pure `resolveConfig(env, args)` that turns them into a fully filled
+ * ResolvedConfig. Only main.ts reads the real environment, argv, cwd and home; it hands
+ * them here, so library code and tests never touch the real machine's state.
+ */
+import { isAbsolute, join, resolve } from "node:path";
+
+/** State root override; default `$HOME/.intendant`. */
+export const ENV_INTENDANT_HOME = "INTENDANT_HOME";
+export const ENV_HOME = "HOME";
+/** What the runner hands its command subprocesses: the session directory. */
+export const ENV_INTENDANT_LOG_DIR = "INTENDANT_LOG_DIR";
+/** Write turns/turn_NNN_messages.json even when the provider has a request snapshot. */
+export const ENV_LOG_MESSAGES_JSON = "INTENDANT_LOG_MESSAGES_JSON";
+/** Keep every context snapshot sidecar instead of latest-only per stream. */
+export const ENV_CONTEXT_SNAPSHOT_KEEP_ALL = "INTENDANT_CONTEXT_SNAPSHOT_KEEP_ALL";
+/** Confine message-search discovery to the daemon's own state root. */
+export const ENV_MESSAGE_SEARCH_DAEMON_HOME_ONLY = "INTENDANT_MESSAGE_SEARCH_DAEMON_HOME_ONLY";
+/** Message-search retention window in days, or "forever". @default 14 */
+export const ENV_MESSAGE_SEARCH_WINDOW_DAYS = "INTENDANT_MESSAGE_SEARCH_WINDOW_DAYS";
+/** Dashboard port. @default 8765 */
+export const ENV_PORT = "INTENDANT_PORT";
+export const ENV_CODEX_HOME = "CODEX_HOME";
+export const ENV_CLAUDE_CONFIG_DIR = "CLAUDE_CONFIG_DIR";
+export const ENV_KIMI_CODE_HOME = "KIMI_CODE_HOME";
+export const ENV_PI_CODING_AGENT_DIR = "PI_CODING_AGENT_DIR";
+export const ENV_TMPDIR = "TMPDIR";
+
+/** Every variable the program reads, for the README and the permission profile. */
+export const ENV_VARS_READ: readonly string[] = [
+  ENV_INTENDANT_HOME,
+  ENV_HOME,
+  ENV_LOG_MESSAGES_JSON,
+  ENV_CONTEXT_SNAPSHOT_KEEP_ALL,
+  ENV_MESSAGE_SEARCH_DAEMON_HOME_ONLY,
+  ENV_MESSAGE_SEARCH_WINDOW_DAYS,
+  ENV_PORT,
+  ENV_CODEX_HOME,
+  ENV_CLAUDE_CONFIG_DIR,
+  ENV_KIMI_CODE_HOME,
+  ENV_PI_CODING_AGENT_DIR,
+  ENV_TMPDIR,
+];
+
+export const DEFAULT_PORT = 8765;
+export const DEFAULT_WINDOW_DAYS = 14;
+
+/** The one boolean parser: true/yes/on/1 (any case) are true; anything else is false. */
+export function parseBool(value: string | undefined | null): boolean {
+  if (value === undefined || value === null) return false;
+  return ["1", "true", "yes", "on"].includes(value.trim().toLowerCase());
+}
+
+/** An agent home and whether the user chose it explicitly (env) or it is the default. */
+export interface AgentHome {
+  path: string;
+  explicit: boolean;
+}
+
+/** Every field filled; nothing downstream falls back to the environment. */
+export interface ResolvedConfig {
+  home: string;
+  cwd: string;
+  stateRoot: string;
+  logsDir: string;
+  /** `--log-file DIR`: pins the session directory; null when not given. */
+  logFile: string | null;
+  tmpDir: string;
+  logMessagesJson: boolean;
+  contextSnapshotKeepAll: boolean;
+  sessionNamesPath: string;
+  daemonJsonPath: string;
+  messageSearch: {
+    /** `<state-root>/cache/message_search` (parent of v1/, staging/, leased-active/). */
+    cacheRoot: string;
+    storeRoot: string;
+    homeOnly: boolean;
+    /** null means keep forever. */
+    windowDays: number | null;
+  };
+  agentHomes: { codex: AgentHome; claude: AgentHome; kimi: AgentHome; pi: AgentHome };
+  server: { host: "127.0.0.1"; port: number };
+}
+
+/** Flags that influence configuration (already parsed from argv by main.ts). */
+export interface ConfigArgs {
+  cwd: string;
+  logFile?: string;
+  port?: number;
+}
+
+/** Builds the ResolvedConfig from an environment snapshot and parsed flags. Pure. */
+export function resolveConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  args: ConfigArgs,
+): ResolvedConfig {
+  const cwd = resolve(args.cwd);
+  const home = nonEmpty(env[ENV_HOME]);
+  const explicitRoot = nonEmpty(env[ENV_INTENDANT_HOME]);
+  if (!explicitRoot && !home) {
+    throw new RangeError(`Cannot place the state root: set ${ENV_INTENDANT_HOME} or ${ENV_HOME}`);
+  }
+  const stateRoot = explicitRoot ? resolve(cwd, explicitRoot) : join(home!, ".intendant");
+  const homeDir = home ?? stateRoot;
+  const cacheRoot = join(stateRoot, "cache", "message_search");
+  const port = args.port ?? parsePort(env[ENV_PORT]);
+  return {
+    home: homeDir,
+    cwd,
+    stateRoot,
+    logsDir: join(stateRoot, "logs"),
+    logFile: args.logFile ? resolve(cwd, args.logFile) : null,
+    tmpDir: nonEmpty(env[ENV_TMPDIR]) ?? "/tmp",
+    logMessagesJson: parseBool(env[ENV_LOG_MESSAGES_JSON]),
+    contextSnapshotKeepAll: parseBool(env[ENV_CONTEXT_SNAPSHOT_KEEP_ALL]),
+    sessionNamesPath: join(stateRoot, "session_names.json"),
+    daemonJsonPath: join(stateRoot, "daemon.json"),
+    messageSearch: {
+      cacheRoot,
+      storeRoot: join(cacheRoot, "v1"),
+      homeOnly: parseBool(env[ENV_MESSAGE_SEARCH_DAEMON_HOME_ONLY]),
+      windowDays: parseWindowDays(env[ENV_MESSAGE_SEARCH_WINDOW_DAYS]),
+    },
+    agentHomes: {
+      codex: agentHome(env[ENV_CODEX_HOME], homeDir, ".codex", cwd),
+      claude: agentHome(env[ENV_CLAUDE_CONFIG_DIR], homeDir, ".claude", cwd),
+      kimi: agentHome(env[ENV_KIMI_CODE_HOME], homeDir, ".kimi-code", cwd),
+      pi: agentHome(env[ENV_PI_CODING_AGENT_DIR], homeDir, join(".pi", "agent"), cwd),
+    },
+    server: { host: "127.0.0.1", port },
+  };
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v !== undefined && v.trim() !== "" ? v : undefined;
+}
+
+/** Expands a leading `~` (Pi documents it for PI_CODING_AGENT_DIR) and resolves relative paths. */
+function agentHome(
+  value: string | undefined,
+  home: string,
+  fallback: string,
+  cwd: string,
+): AgentHome {
+  const v = nonEmpty(value);
+  if (!v) return { path: join(home, fallback), explicit: false };
+  const expanded = v === "~" ? home : v.startsWith("~/") ? join(home, v.slice(2)) : v;
+  return { path: isAbsolute(expanded) ? expanded : resolve(cwd, expanded), explicit: true };
+}
+
+function parsePort(value: string | undefined): number {
+  const v = nonEmpty(value);
+  if (!v) return DEFAULT_PORT;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    throw new RangeError(`Invalid ${ENV_PORT} "${v}": expected an integer 0-65535`);
+  }
+  return n;
+}
+
+/** Parses the retention window: a positive number of days, or "forever" (null). */
+export function parseWindowDays(value: string | undefined): number | null {
+  const v = nonEmpty(value);
+  if (!v) return DEFAULT_WINDOW_DAYS;
+  if (["forever", "inf", "infinite", "0"].includes(v.trim().toLowerCase())) return null;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) {
+    throw new RangeError(
+      `Invalid ${ENV_MESSAGE_SEARCH_WINDOW_DAYS} "${v}": expected days > 0 or "forever"`,
+    );
+  }
+  return n;
+}

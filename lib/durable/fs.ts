@@ -1,0 +1,114 @@
+/**
+ * The narrow file-system interface every durable writer goes through. The real
+ * implementation maps 1:1 onto Deno's async APIs; tests substitute a wrapper that
+ * injects errnos, kills the process at the k-th operation, or simulates power loss.
+ * Invariant: callers never reach around it for store files (conventions: durability).
+ */
+
+/** An open, write-only handle created by {@link Fs.createNew}. */
+export interface FsWriteHandle {
+  /** Writes all of `bytes` (loops over short writes). */
+  writeAll(bytes: Uint8Array): Promise<void>;
+  /** fsync(2) the file. A failure is final: never retry then rename (reliability-plan §0.3). */
+  sync(): Promise<void>;
+  close(): void;
+}
+
+/** Minimal stat result the store and cursors need. */
+export interface FsStat {
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymlink: boolean;
+  size: number;
+  mtimeMs: number | null;
+  dev: number;
+  ino: number;
+}
+
+/** Directory entry as returned by {@link Fs.readDir}. */
+export interface FsDirEntry {
+  name: string;
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymlink: boolean;
+}
+
+/** The operations durable writers and the store perform, nothing more. */
+export interface Fs {
+  createNew(path: string, mode: number): Promise<FsWriteHandle>;
+  readFile(path: string): Promise<Uint8Array>;
+  rename(from: string, to: string): Promise<void>;
+  remove(path: string): Promise<void>;
+  stat(path: string): Promise<FsStat>;
+  lstat(path: string): Promise<FsStat>;
+  readDir(path: string): Promise<FsDirEntry[]>;
+  mkdir(path: string, mode: number): Promise<void>;
+  /** fsync(2) a directory so a rename or create inside it survives power loss. */
+  syncDir(path: string): Promise<void>;
+}
+
+/** Converts a Deno.FileInfo into the interface's stat shape. */
+export function toFsStat(info: Deno.FileInfo): FsStat {
+  return {
+    isFile: info.isFile,
+    isDirectory: info.isDirectory,
+    isSymlink: info.isSymlink,
+    size: info.size,
+    mtimeMs: info.mtime ? info.mtime.getTime() : null,
+    dev: info.dev ?? 0,
+    ino: info.ino ?? 0,
+  };
+}
+
+class RealWriteHandle implements FsWriteHandle {
+  #file: Deno.FsFile;
+  constructor(file: Deno.FsFile) {
+    this.#file = file;
+  }
+  async writeAll(bytes: Uint8Array): Promise<void> {
+    let off = 0;
+    while (off < bytes.length) off += await this.#file.write(bytes.subarray(off));
+  }
+  async sync(): Promise<void> {
+    await this.#file.sync();
+  }
+  close(): void {
+    this.#file.close();
+  }
+}
+
+/** The real file system. */
+export const realFs: Fs = {
+  async createNew(path, mode) {
+    const file = await Deno.open(path, { createNew: true, write: true, mode });
+    return new RealWriteHandle(file);
+  },
+  readFile: (path) => Deno.readFile(path),
+  rename: (from, to) => Deno.rename(from, to),
+  remove: (path) => Deno.remove(path),
+  stat: async (path) => toFsStat(await Deno.stat(path)),
+  lstat: async (path) => toFsStat(await Deno.lstat(path)),
+  async readDir(path) {
+    const out: FsDirEntry[] = [];
+    for await (const e of Deno.readDir(path)) {
+      out.push({
+        name: e.name,
+        isFile: e.isFile,
+        isDirectory: e.isDirectory,
+        isSymlink: e.isSymlink,
+      });
+    }
+    return out;
+  },
+  async mkdir(path, mode) {
+    await Deno.mkdir(path, { recursive: true, mode });
+  },
+  async syncDir(path) {
+    const dir = await Deno.open(path, { read: true });
+    try {
+      await dir.sync();
+    } finally {
+      dir.close();
+    }
+  },
+};

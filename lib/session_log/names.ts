@@ -1,0 +1,113 @@
+/**
+ * Session naming across backends. Source strings collapse to the canonical five
+ * (intendant, codex, claude-code, kimi, pi); names are whitespace-collapsed and cut at
+ * 180 characters (code points, never splitting a surrogate pair) on write AND read, so a
+ * hand-edited file cannot smuggle an unbounded name into a listing. Native names live in
+ * each session's session_meta.json; external names in one overlay file,
+ * `<state-root>/session_names.json` = { source: { session_id: name } }, written atomically.
+ */
+import { writeFileAtomic } from "../durable/mod.ts";
+
+export const CANONICAL_SOURCES = ["intendant", "codex", "claude-code", "kimi", "pi"] as const;
+export type Source = (typeof CANONICAL_SOURCES)[number];
+
+/** Longest name kept, in characters (code points). */
+export const NAME_MAX_CHARS = 180;
+
+const ALIASES: Record<string, Source> = {
+  intendant: "intendant",
+  native: "intendant",
+  codex: "codex",
+  "openai codex": "codex",
+  "codex cli": "codex",
+  "claude code": "claude-code",
+  claude: "claude-code",
+  cc: "claude-code",
+  "kimi code": "kimi",
+  kimi: "kimi",
+  "kimi cli": "kimi",
+  pi: "pi",
+  "pi coding agent": "pi",
+  "pi agent": "pi",
+};
+
+/** Maps a free-form source string to its canonical name, or null when unknown. */
+export function normalizeSource(raw: string): Source | null {
+  const key = raw.trim().toLowerCase().replace(/[\s_-]+/g, " ");
+  return ALIASES[key] ?? null;
+}
+
+/** Collapses whitespace, trims, cuts at NAME_MAX_CHARS characters; empty becomes null. */
+export function normalizeName(raw: string | null | undefined): string | null {
+  if (raw === null || raw === undefined) return null;
+  const collapsed = raw.replace(/\s+/gu, " ").trim();
+  if (collapsed.length === 0) return null;
+  const chars = Array.from(collapsed);
+  return chars.length <= NAME_MAX_CHARS
+    ? collapsed
+    : chars.slice(0, NAME_MAX_CHARS).join("").trimEnd();
+}
+
+/** The overlay file's shape: source → session id → name. */
+export type NameOverlays = Partial<Record<Source, Record<string, string>>>;
+
+/** Reads the overlay file; missing → empty. Invalid entries are dropped, names normalized. */
+export async function readNameOverlays(path: string): Promise<NameOverlays> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await Deno.readTextFile(path));
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return {};
+    if (err instanceof SyntaxError) return {};
+    throw err;
+  }
+  const out: NameOverlays = {};
+  if (raw === null || typeof raw !== "object") return out;
+  for (const [src, map] of Object.entries(raw as Record<string, unknown>)) {
+    const source = normalizeSource(src);
+    if (!source || map === null || typeof map !== "object") continue;
+    const names: Record<string, string> = out[source] ?? {};
+    for (const [id, name] of Object.entries(map as Record<string, unknown>)) {
+      const n = typeof name === "string" ? normalizeName(name) : null;
+      if (n) names[id] = n;
+    }
+    out[source] = names;
+  }
+  return out;
+}
+
+/** Sets (or with null, clears) an external session's overlay name. Returns the stored name. */
+export async function setOverlayName(
+  path: string,
+  d: { source: string; sessionId: string; name: string | null },
+): Promise<string | null> {
+  const source = normalizeSource(d.source);
+  if (!source) throw new RangeError(`Unknown session source "${d.source}"`);
+  const overlays = await readNameOverlays(path);
+  const names = overlays[source] ?? {};
+  const name = normalizeName(d.name);
+  if (name) names[d.sessionId] = name;
+  else delete names[d.sessionId];
+  overlays[source] = names;
+  await writeFileAtomic(path, JSON.stringify(overlays, null, 2) + "\n");
+  return name;
+}
+
+/** A listed session the overlay can name. */
+export interface Nameable {
+  source: string;
+  session_id: string;
+  resume_id?: string | null;
+  name?: string | null;
+}
+
+/** Returns the items with overlay names applied (matching session_id or resume_id). */
+export function applyNameOverlays<T extends Nameable>(items: T[], overlays: NameOverlays): T[] {
+  return items.map((item) => {
+    const source = normalizeSource(item.source);
+    const names = source ? overlays[source] : undefined;
+    const hit = names?.[item.session_id] ?? (item.resume_id ? names?.[item.resume_id] : undefined);
+    if (hit) return { ...item, name: hit };
+    return item.name === undefined ? item : { ...item, name: normalizeName(item.name) };
+  });
+}
