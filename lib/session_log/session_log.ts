@@ -7,12 +7,13 @@
  * where one exists without the other).
  */
 import { join } from "node:path";
-import { writeAllSync } from "../durable/mod.ts";
+import { writeAllSync, writeFileAtomic } from "../durable/mod.ts";
 import { type Provenance, USER_LANE_PROVENANCES } from "./events.ts";
 import { readMeta, type SessionMeta, writeMeta } from "./meta.ts";
 import { SessionLogCore, type SessionLogOptions } from "./core.ts";
 import { formatLocalDateTime } from "./time.ts";
 import {
+  AGENT_CONFIG,
   contextSnapshotName,
   contextStreamId,
   randomHex32,
@@ -96,6 +97,14 @@ export class SessionLog extends SessionLogCore {
   }
 
   // ---- lifecycle -------------------------------------------------------------------
+
+  /**
+   * session_agent_config.json: the launch pins and lineage a resume needs (provider,
+   * model, autonomy, script, parent). Replaced atomically.
+   */
+  async writeAgentConfig(config: Record<string, unknown>): Promise<void> {
+    await writeFileAtomic(join(this.dir, AGENT_CONFIG), JSON.stringify(config, null, 2) + "\n");
+  }
 
   sessionStarted(
     d: {

@@ -345,3 +345,36 @@ Deno.test("parseEvents counts malformed lines and leaves a torn tail", () => {
   assert.deepEqual(r.malformed.map((m) => m.lineNo), [2, 3]);
   assert.equal(r.tornTailBytes, 13);
 });
+
+Deno.test("a symlink planted at a turn file path is refused and its target untouched (C1)", () =>
+  withTempDir(async (root) => {
+    const log = await newLog(root);
+    const canary = join(root, "canary");
+    Deno.writeTextFileSync(canary, "secret");
+    Deno.symlinkSync(canary, join(log.turnsDir, "turn_001_model.txt"));
+    Deno.symlinkSync(canary, join(log.turnsDir, "turn_001_stdout.txt"));
+    assert.throws(
+      () => log.modelResponseWithMessage(1, "x", { seq: 1, hasToolCalls: false }),
+      /not a regular file/,
+    );
+    assert.throws(
+      () => log.agentOutput(1, { stdout: "x", stderr: "", exitCodes: [0] }),
+      /not a regular file/,
+    );
+    assert.equal(Deno.readTextFileSync(canary), "secret");
+    await log.close();
+  }));
+
+Deno.test("session_agent_config.json records launch pins atomically with mode 0600", () =>
+  withTempDir(async (root) => {
+    const log = await newLog(root);
+    await log.writeAgentConfig({ provider: "mock", autonomy: "headless", parent_id: null });
+    const p = join(log.dir, "session_agent_config.json");
+    assert.deepEqual(JSON.parse(Deno.readTextFileSync(p)), {
+      provider: "mock",
+      autonomy: "headless",
+      parent_id: null,
+    });
+    assert.equal(mode(p), 0o600);
+    await log.close();
+  }));
