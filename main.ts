@@ -15,6 +15,7 @@ if (import.meta.main) {
     stdout: (s) => Deno.stdout.writeSync(new TextEncoder().encode(s)),
     stderr: (s) => Deno.stderr.writeSync(new TextEncoder().encode(s)),
     isTty: Deno.stderr.isTerminal(),
+    exit: (code) => Deno.exit(code),
   });
   Deno.exit(code);
 }

@@ -5,7 +5,8 @@
 import type { CliIo, Command } from "./io.ts";
 import { reportError } from "./errors_out.ts";
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
-import { demoCommand } from "./cmd_demo.ts";
+import { runCommandCli } from "./cmd_run.ts";
+import { ctlCommand } from "./cmd_ctl.ts";
 
 export type { CliIo, Command } from "./io.ts";
 export * from "./exit_codes.ts";
@@ -14,7 +15,7 @@ export { parseArgs } from "./parse_args.ts";
 export const VERSION = "0.1.0";
 
 /** The subcommands, in help order. */
-export const COMMANDS: readonly Command[] = [demoCommand];
+export const COMMANDS: readonly Command[] = [runCommandCli, ctlCommand];
 
 function helpText(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -16,5 +16,6 @@ export {
   ensurePrivateDirSync,
   isInside,
   openRegularFileSync,
+  removeIfExists,
   writeAllSync,
 } from "./safe_create.ts";

@@ -135,3 +135,14 @@ export function openRegularFileSync(
   }
   return file;
 }
+
+/** Removes a file (or a symlink itself, never its target); a missing path is fine. */
+export async function removeIfExists(path: string): Promise<boolean> {
+  try {
+    await Deno.remove(path);
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
+}
