@@ -7,6 +7,8 @@ import { reportError } from "./errors_out.ts";
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { runCommandCli } from "./cmd_run.ts";
 import { ctlCommand } from "./cmd_ctl.ts";
+import { indexCommand } from "./cmd_index.ts";
+import { deleteCommand } from "./cmd_delete.ts";
 
 export type { CliIo, Command } from "./io.ts";
 export * from "./exit_codes.ts";
@@ -15,7 +17,12 @@ export { parseArgs } from "./parse_args.ts";
 export const VERSION = "0.1.0";
 
 /** The subcommands, in help order. */
-export const COMMANDS: readonly Command[] = [runCommandCli, ctlCommand];
+export const COMMANDS: readonly Command[] = [
+  runCommandCli,
+  ctlCommand,
+  indexCommand,
+  deleteCommand,
+];
 
 function helpText(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

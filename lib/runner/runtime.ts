@@ -47,7 +47,24 @@ export async function runCommand(cmd: MockCommand, o: RunCommandOptions): Promis
   const out = { bytes: 0, chunks: [] as Uint8Array[], kept: 0 };
   const err = { bytes: 0, chunks: [] as Uint8Array[], kept: 0 };
   try {
-    const child = spawnGroup(script, o.cwd, log.subprocessEnv());
+    let child: ReturnType<typeof spawnGroup>;
+    try {
+      child = spawnGroup(script, o.cwd, log.subprocessEnv());
+    } catch (spawnErr) {
+      // A missing project directory or shell fails this command, not the session.
+      const msg = `intendant: cannot start command: ${(spawnErr as Error).message}\n`;
+      const bytes = new TextEncoder().encode(msg);
+      writeAllSync(logs.stderr, bytes);
+      err.bytes += bytes.length;
+      err.chunks.push(bytes);
+      log.error(
+        `Command "${cmd.exec.slice(0, 200)}" could not start: ${(spawnErr as Error).message}`,
+        undefined,
+        turn,
+      );
+      exitCode = 127;
+      throw new SpawnFailed();
+    }
     const kill = () => killGroup(child);
     o.signal.addEventListener("abort", kill, { once: true });
     const timer = setTimeout(kill, cmd.timeout_ms ?? DEFAULT_COMMAND_TIMEOUT_MS);
@@ -61,6 +78,8 @@ export async function runCommand(cmd: MockCommand, o: RunCommandOptions): Promis
     // A descendant that escaped the group may still hold the pipes open: bounded wait.
     await Promise.race([pumps, new Promise((r) => setTimeout(r, 2000))]);
     exitCode = status.code;
+  } catch (e) {
+    if (!(e instanceof SpawnFailed)) throw e;
   } finally {
     logs.stdout.close();
     logs.stderr.close();
@@ -85,6 +104,9 @@ export async function runCommand(cmd: MockCommand, o: RunCommandOptions): Promis
   });
   return { nonce: logs.nonce, exitCode, stdout, stderr, toolText, ptyLog };
 }
+
+/** Internal signal: the command could not be spawned (already logged). */
+class SpawnFailed extends Error {}
 
 /**
  * Spawns `sh -c script` as the leader of a new process group (via setsid where it exists)

@@ -56,6 +56,18 @@ export function parseLocalDateTime(s: string): number | null {
   return Number.isNaN(t) ? null : t;
 }
 
+/** Carry-over of an epoch inferrer, so an incremental reader can continue where it stopped. */
+export interface EpochInferState {
+  dayStart: number;
+  last: number;
+}
+
+/** An epoch inferrer: `infer(ts)` in event order; `state()` to persist it. */
+export interface EpochInferrer {
+  infer(ts: string): number | null;
+  state(): EpochInferState;
+}
+
 /**
  * Stateful inference of epoch ms for legacy events that only carry a time of day.
  * Starts from the session's creation instant; each event's time of day is placed on the
@@ -63,20 +75,24 @@ export function parseLocalDateTime(s: string): number | null {
  * (events are written in order, so a large backward jump can only be a day boundary; a
  * small one is clock jitter and stays on the same day).
  */
-export function createEpochInferrer(createdAtMs: number): (ts: string) => number | null {
+export function createEpochInferrer(createdAtMs: number, resume?: EpochInferState): EpochInferrer {
   const start = new Date(createdAtMs);
-  let dayStart = new Date(start.getFullYear(), start.getMonth(), start.getDate()).getTime();
-  let last = createdAtMs;
-  return (ts: string) => {
-    const tod = parseTimeOfDay(ts);
-    if (tod === null) return null;
-    let candidate = localDayPlus(dayStart, tod);
-    if (candidate < last - 3_600_000) {
-      dayStart = nextLocalDay(dayStart);
-      candidate = localDayPlus(dayStart, tod);
-    }
-    if (candidate > last) last = candidate;
-    return candidate;
+  let dayStart = resume?.dayStart ??
+    new Date(start.getFullYear(), start.getMonth(), start.getDate()).getTime();
+  let last = resume?.last ?? createdAtMs;
+  return {
+    infer(ts: string) {
+      const tod = parseTimeOfDay(ts);
+      if (tod === null) return null;
+      let candidate = localDayPlus(dayStart, tod);
+      if (candidate < last - 3_600_000) {
+        dayStart = nextLocalDay(dayStart);
+        candidate = localDayPlus(dayStart, tod);
+      }
+      if (candidate > last) last = candidate;
+      return candidate;
+    },
+    state: () => ({ dayStart, last }),
   };
 }
 
@@ -95,5 +111,5 @@ function nextLocalDay(dayStartMs: number): number {
 
 /** One-shot form of {@link createEpochInferrer} for a single timestamp. */
 export function inferEpochMs(createdAtMs: number, ts: string): number | null {
-  return createEpochInferrer(createdAtMs)(ts);
+  return createEpochInferrer(createdAtMs).infer(ts);
 }

@@ -34,7 +34,7 @@ export async function buildTranscript(dir: string): Promise<TranscriptEntry[]> {
   const out: TranscriptEntry[] = [];
   let lastAssistantTurn: { turn: number | undefined; entry: TranscriptEntry } | null = null;
   for (const { event: ev } of events) {
-    const ms = ev.ts_ms ?? infer?.(ev.ts) ?? null;
+    const ms = ev.ts_ms ?? infer?.infer(ev.ts) ?? null;
     const ts = ms !== null ? new Date(ms).toISOString() : ev.ts;
     const d = (ev.data ?? {}) as Record<string, unknown>;
     switch (ev.event) {

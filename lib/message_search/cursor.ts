@@ -1,0 +1,502 @@
+/**
+ * File cursors: incremental, torn-line-safe reading of append-only JSONL transcripts, and
+ * the per-sweep decision (new / unchanged / appended / rewritten / gone) made from a stored
+ * {@link FileCursor} (contract in cursor_types.ts).
+ *
+ * Invariants (reliability-plan §0 findings 5–7, table B):
+ * - Only newline-terminated lines are consumed (lines.ts is the one splitter): `offset`
+ *   sits at 0 or just past a "\n", so a torn tail waits for the next sweep.
+ * - `prefix_hash` covers exactly `prefix_len` = min(4096, size at capture) bytes and is
+ *   re-checked over that same span, so a file under 4 KiB does not look rewritten on every
+ *   append (finding 6).
+ * - `anchor_hash` covers the `anchor_len` (≤ 4096) bytes just before `offset`. Inode reuse
+ *   is normal on ext4 (50/50 here), so identity + prefix cannot prove that the bytes we
+ *   already consumed are still there; the anchor can (finding 5).
+ * - Equal size + mtime skips reading only when the cursor was captured more than
+ *   RACY_WINDOW_MS after that mtime (git's racy-clean rule); otherwise the hashes decide.
+ * - Only regular files are opened. Deno.open has no O_NOFOLLOW/O_NONBLOCK but node:fs
+ *   passes both through, and the open handle's dev+ino must match the lstat, so a symlink,
+ *   FIFO, socket or device swapped in after the lstat is refused without blocking or reading.
+ * - Memory is bounded: lines stream in 1 MiB chunks, and a line over `maxLineBytes` is
+ *   skipped to its "\n" without being buffered past the cap (finding 7: 1 GB lines).
+ * Errors: a non-regular or swapped path throws ContainmentError; EACCES/EPERM throw
+ * Deno.errors.PermissionDenied; a cursor that no longer matches the file it is resumed on
+ * throws CursorMismatchError (treat as rewritten). Malformed JSON is the consumer's business.
+ * One file (≈490 lines, over the 400 soft cap) because the open check, the classifier and
+ * the streaming reader share the span and hashing rules; splitting them would export
+ * internals that no other module may use.
+ */
+import { createHash } from "node:crypto";
+import { constants as FS, promises as fsp, type Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
+import { ContainmentError } from "../errors.ts";
+import { type LineSpan, splitCompleteLines } from "../durable/mod.ts";
+import type { CursorClass, FileCursor } from "./cursor_types.ts";
+
+/** Bytes covered by the prefix hash once a file is at least this long. */
+export const PREFIX_SPAN_BYTES = 4096;
+/** Bytes before `offset` covered by the anchor hash. */
+export const ANCHOR_SPAN_BYTES = 4096;
+/** 2 s covers the coarsest mtime granularity we may meet (FAT, some network file systems). */
+export const RACY_WINDOW_MS = 2000;
+export const READ_CHUNK_BYTES = 1 << 20;
+export const MAX_LINE_BYTES = 64 << 20;
+export const MAX_INCREMENT_BYTES = 256 << 20;
+
+/** What a sweep needs from lstat. "other" (symlink, FIFO, socket, dir, device) is never opened. */
+export interface FileStatLite {
+  kind: "file" | "other";
+  dev: number;
+  ino: number;
+  size: number;
+  mtime_ms: number | null;
+}
+
+/** The cursor handed to {@link readIncrement} does not describe the file any more. */
+export class CursorMismatchError extends Error {
+  /** "identity" | "shrunk" | "prefix" | "anchor", as in a rewritten classification. */
+  readonly reason: string;
+  constructor(message: string, reason: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "CursorMismatchError";
+    this.reason = reason;
+  }
+}
+
+const NL = 0x0a;
+
+function hash16(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("hex").slice(0, 16);
+}
+
+function toStatLite(st: Stats): FileStatLite {
+  return {
+    kind: st.isFile() ? "file" : "other",
+    dev: st.dev,
+    ino: st.ino,
+    size: st.size,
+    // Truncated to whole ms on both the lstat and the fstat path so equality is exact.
+    mtime_ms: Number.isFinite(st.mtimeMs) ? Math.trunc(st.mtimeMs) : null,
+  };
+}
+
+function errnoOf(err: unknown): string | undefined {
+  if (err instanceof Error && "code" in err && typeof err.code === "string") return err.code;
+  return undefined;
+}
+
+/** node:fs throws errno-coded Errors; callers count Deno's classes and ours. */
+function translateError(err: unknown, path: string): unknown {
+  switch (errnoOf(err)) {
+    case "EACCES":
+    case "EPERM":
+      return new Deno.errors.PermissionDenied(`Cannot read source "${path}": permission denied`, {
+        cause: err,
+      });
+    case "ENOENT":
+      return new Deno.errors.NotFound(`Source "${path}" does not exist`, { cause: err });
+    case "ELOOP":
+      return new ContainmentError(`Refusing "${path}": it is a symlink`, { cause: err });
+    case "ENXIO": // open(2) on a socket
+      return new ContainmentError(`Refusing "${path}": not a regular file`, { cause: err });
+    default:
+      return err;
+  }
+}
+
+/** lstat of a source path; null when it does not exist. Never follows a symlink. */
+export async function statSource(path: string): Promise<FileStatLite | null> {
+  try {
+    return toStatLite(await fsp.lstat(path));
+  } catch (err) {
+    // ENOTDIR: a parent component is now a file; there is no source here either way.
+    const code = errnoOf(err);
+    if (code === "ENOENT" || code === "ENOTDIR" || err instanceof Deno.errors.NotFound) return null;
+    throw translateError(err, path);
+  }
+}
+
+interface OpenSource {
+  handle: FileHandle;
+  stat: FileStatLite;
+}
+
+/** Opens a regular file whose identity matches `expected` (or a fresh lstat). */
+async function openRegular(path: string, expected: FileStatLite | null): Promise<OpenSource> {
+  const before = expected ?? await statSource(path);
+  if (before === null) throw new Deno.errors.NotFound(`Source "${path}" does not exist`);
+  if (before.kind !== "file") {
+    throw new ContainmentError(`Refusing "${path}": not a regular file`);
+  }
+  let handle: FileHandle;
+  try {
+    // O_NOFOLLOW: a symlink swapped in after the lstat fails (ELOOP) instead of being
+    // followed. O_NONBLOCK: a swapped-in FIFO cannot block the sweep waiting for a writer;
+    // it has no effect on reads of a regular file.
+    handle = await fsp.open(path, FS.O_RDONLY | FS.O_NOFOLLOW | FS.O_NONBLOCK);
+  } catch (err) {
+    throw translateError(err, path);
+  }
+  try {
+    const stat = toStatLite(await handle.stat());
+    if (stat.kind !== "file" || stat.dev !== before.dev || stat.ino !== before.ino) {
+      throw new ContainmentError(`Refusing "${path}": it was swapped while opening`);
+    }
+    return { handle, stat };
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
+}
+
+/** pread loop: fills `len` bytes from `offset`, or fewer at end of file. */
+async function readAt(handle: FileHandle, offset: number, len: number): Promise<Uint8Array> {
+  const buf = new Uint8Array(len);
+  let got = 0;
+  while (got < len) {
+    const { bytesRead } = await handle.read(buf, got, len - got, offset + got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  return buf.subarray(0, got);
+}
+
+type ReadRange = (offset: number, len: number) => Promise<Uint8Array>;
+
+/** Re-hashes the cursor's own spans; returns the rewrite reason, or null when both hold. */
+async function checkSpans(
+  cursor: FileCursor,
+  size: number,
+  read: ReadRange,
+): Promise<string | null> {
+  if (size < cursor.prefix_len) return "shrunk";
+  const anchorStart = cursor.offset - cursor.anchor_len;
+  let prefix: Uint8Array;
+  let anchor: Uint8Array;
+  if (anchorStart <= cursor.prefix_len) {
+    // Small file: one read covers both spans. A short read hashes differently: mismatch.
+    const bytes = await read(0, Math.max(cursor.prefix_len, cursor.offset));
+    prefix = bytes.subarray(0, cursor.prefix_len);
+    anchor = bytes.subarray(anchorStart, cursor.offset);
+  } else {
+    prefix = await read(0, cursor.prefix_len);
+    anchor = await read(anchorStart, cursor.anchor_len);
+  }
+  if (hash16(prefix) !== cursor.prefix_hash) return "prefix";
+  if (hash16(anchor) !== cursor.anchor_hash) return "anchor";
+  return null;
+}
+
+/** git's racy-clean rule: size+mtime prove nothing if mtime is within the window of capture. */
+function isCleanByStat(cursor: FileCursor, stat: FileStatLite, now: number): boolean {
+  return cursor.mtime_ms !== null && stat.mtime_ms === cursor.mtime_ms &&
+    stat.size === cursor.size && cursor.captured_at_ms - cursor.mtime_ms > RACY_WINDOW_MS &&
+    // A capture stamped in the future means the clock stepped back: the margin proves nothing.
+    cursor.captured_at_ms <= now;
+}
+
+/** Options for {@link classifyCursor}. */
+export interface ClassifyOptions {
+  /** Wall clock now, in ms. */
+  now: number;
+  /** Reads bytes [offset, offset+len) of the file `stat` describes (fewer at end of file). */
+  readRange: ReadRange;
+}
+
+/**
+ * Decides what a sweep does with one file. A missing path, and a non-regular one (which is
+ * never read), are "gone". Reads at most 8 KiB, and nothing on the racily-clean fast path.
+ */
+export async function classifyCursor(
+  cursor: FileCursor | null,
+  stat: FileStatLite | null,
+  options: ClassifyOptions,
+): Promise<CursorClass> {
+  const { now, readRange } = options;
+  if (stat === null || stat.kind !== "file") return { kind: "gone" };
+  if (cursor === null) return { kind: "new" };
+  if (stat.dev !== cursor.dev || stat.ino !== cursor.ino) {
+    return { kind: "rewritten", reason: "identity" };
+  }
+  if (stat.size < cursor.offset) return { kind: "rewritten", reason: "shrunk" };
+  if (isCleanByStat(cursor, stat, now)) return { kind: "unchanged" };
+  const reason = await checkSpans(cursor, stat.size, readRange);
+  if (reason !== null) return { kind: "rewritten", reason };
+  // Equal to the captured size: the unconsumed torn tail (if any) is still torn.
+  if (stat.size === cursor.offset || stat.size === cursor.size) return { kind: "unchanged" };
+  return { kind: "appended" };
+}
+
+/** statSource + classifyCursor, opening the file (identity-checked) only if bytes are needed. */
+export async function classifySource(
+  path: string,
+  cursor: FileCursor | null,
+  options: { now?: number } = {},
+): Promise<{ stat: FileStatLite | null; class: CursorClass }> {
+  const { now = Date.now() } = options;
+  const stat = await statSource(path);
+  const held: { open?: OpenSource } = {};
+  try {
+    const readRange: ReadRange = async (offset, len) => {
+      held.open ??= await openRegular(path, stat);
+      return readAt(held.open.handle, offset, len);
+    };
+    return { stat, class: await classifyCursor(cursor, stat, { now, readRange }) };
+  } finally {
+    await held.open?.handle.close();
+  }
+}
+
+/** Options for {@link readIncrement}. */
+export interface ReadIncrementOptions {
+  /** Stop at the first line boundary at or past this many bytes. @default MAX_INCREMENT_BYTES */
+  maxBytes?: number;
+  /** Longer lines are skipped unread and reported. @default MAX_LINE_BYTES */
+  maxLineBytes?: number;
+  /** Clock for `captured_at_ms`. @default Date.now */
+  now?: () => number;
+  /** rewrite_epoch of the new cursor when reading from scratch (`from` null). @default 0 */
+  rewriteEpoch?: number;
+}
+
+/** A line skipped because it exceeded `maxLineBytes` (length without its "\n"). */
+export interface OversizedLine {
+  lineNo: number;
+  bytes: number;
+}
+
+/** What one {@link readIncrement} consumed. `bytes` holds complete lines from `baseOffset`. */
+export interface Increment {
+  baseOffset: number;
+  firstLineNo: number;
+  bytes: Uint8Array;
+  /** Spans with absolute file offsets: decode with lineText(bytes, span, baseOffset). */
+  lines: LineSpan[];
+  /** Resume point: may lie past `baseOffset + bytes.length` when a skipped line ended it. */
+  cursor: FileCursor;
+  oversizedLines: OversizedLine[];
+}
+
+function assertPositiveInt(name: string, value: number): void {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new RangeError(`Option "${name}" must be a positive integer: got ${value}`);
+  }
+}
+
+/**
+ * Reads the complete lines after `from` (or from the start) and returns them with the
+ * cursor to resume from. Verifies `from` against the open file first (CursorMismatchError),
+ * so a rewrite between classification and reading is not read as an append.
+ */
+export async function readIncrement(
+  path: string,
+  from: FileCursor | null,
+  options: ReadIncrementOptions = {},
+): Promise<Increment> {
+  const { maxBytes = MAX_INCREMENT_BYTES, maxLineBytes = MAX_LINE_BYTES, now = Date.now } = options;
+  const epoch = from ? from.rewrite_epoch ?? 0 : options.rewriteEpoch ?? 0;
+  assertPositiveInt("maxBytes", maxBytes);
+  assertPositiveInt("maxLineBytes", maxLineBytes);
+  const { handle, stat } = await openRegular(path, null);
+  try {
+    // Taken right after the fstat: any later write gets an mtime at or after this instant.
+    const capturedAt = now();
+    if (from !== null) await assertCursorHolds(path, from, stat, handle);
+    const scan = await scanLines(handle, {
+      start: from?.offset ?? 0,
+      firstLineNo: from?.next_line ?? 1,
+      end: stat.size,
+      maxBytes,
+      maxLineBytes,
+    });
+    const bytes = concatParts(scan.parts, scan.byteLength);
+    const { lines } = splitCompleteLines(bytes, scan.baseOffset, scan.firstLineNo);
+    const cursor = await captureCursor(
+      handle,
+      stat,
+      scan.consumedTo,
+      scan.nextLine,
+      capturedAt,
+      epoch,
+    );
+    return {
+      baseOffset: scan.baseOffset,
+      firstLineNo: scan.firstLineNo,
+      bytes,
+      lines,
+      cursor,
+      oversizedLines: scan.oversized,
+    };
+  } finally {
+    await handle.close();
+  }
+}
+
+async function assertCursorHolds(
+  path: string,
+  from: FileCursor,
+  stat: FileStatLite,
+  handle: FileHandle,
+): Promise<void> {
+  let reason: string | null = null;
+  if (stat.dev !== from.dev || stat.ino !== from.ino) reason = "identity";
+  else if (stat.size < from.offset) reason = "shrunk";
+  else reason = await checkSpans(from, stat.size, (o, l) => readAt(handle, o, l));
+  if (reason !== null) {
+    throw new CursorMismatchError(
+      `Cursor for "${path}" no longer matches the file: ${reason}`,
+      reason,
+    );
+  }
+}
+
+async function captureCursor(
+  handle: FileHandle,
+  stat: FileStatLite,
+  offset: number,
+  nextLine: number,
+  capturedAt: number,
+  rewriteEpoch: number,
+): Promise<FileCursor> {
+  const prefixLen = Math.min(PREFIX_SPAN_BYTES, stat.size);
+  const anchorLen = Math.min(ANCHOR_SPAN_BYTES, offset);
+  // A concurrent truncation makes these reads short; the hashes then mismatch next sweep,
+  // which rebuilds: conservative, never silent.
+  const prefix = await readAt(handle, 0, prefixLen);
+  const anchor = await readAt(handle, offset - anchorLen, anchorLen);
+  return {
+    dev: stat.dev,
+    ino: stat.ino,
+    size: stat.size,
+    mtime_ms: stat.mtime_ms,
+    captured_at_ms: capturedAt,
+    prefix_len: prefixLen,
+    prefix_hash: hash16(prefix),
+    offset,
+    anchor_len: anchorLen,
+    anchor_hash: hash16(anchor),
+    next_line: nextLine,
+    rewrite_epoch: rewriteEpoch,
+  };
+}
+
+interface ScanOptions {
+  start: number;
+  firstLineNo: number;
+  /** fstat size at open: appends after it wait for the next sweep, so offset ≤ size. */
+  end: number;
+  maxBytes: number;
+  maxLineBytes: number;
+}
+
+interface Scan {
+  baseOffset: number;
+  firstLineNo: number;
+  parts: Uint8Array[];
+  byteLength: number;
+  consumedTo: number;
+  nextLine: number;
+  oversized: OversizedLine[];
+}
+
+/**
+ * Streams [start, end) in chunks, keeping complete lines only. An oversized line is
+ * dropped once it passes the cap and then counted, not kept, up to its "\n". `parts` must
+ * stay contiguous from `baseOffset`, so a skipped line either rebases an empty result or
+ * ends the increment (the caller resumes after it).
+ */
+async function scanLines(handle: FileHandle, o: ScanOptions): Promise<Scan> {
+  const r: Scan = {
+    baseOffset: o.start,
+    firstLineNo: o.firstLineNo,
+    parts: [],
+    byteLength: 0,
+    consumedTo: o.start,
+    nextLine: o.firstLineNo,
+    oversized: [],
+  };
+  let partial: Uint8Array[] = [];
+  let partialLen = 0;
+  let skipping = false;
+  let pos = o.start;
+  let scratch: Uint8Array | null = null;
+  while (pos < o.end) {
+    // Kept chunks must be fresh (their subarrays become parts); a skipped line reuses one.
+    const want = Math.min(READ_CHUNK_BYTES, o.end - pos);
+    const buf = skipping ? (scratch ??= new Uint8Array(READ_CHUNK_BYTES)) : new Uint8Array(want);
+    const { bytesRead: n } = await handle.read(buf, 0, want, pos);
+    if (n === 0) break; // Shrank under us: the next sweep classifies it.
+    const chunk = buf.subarray(0, n);
+    const keep = (a: number, b: number) =>
+      buf === scratch ? chunk.slice(a, b) : chunk.subarray(a, b);
+    const chunkStart = pos;
+    pos += n;
+    let p = 0;
+    while (p < n) {
+      const segStart = p;
+      const nl = chunk.indexOf(NL, p);
+      const lineLen = partialLen + ((nl < 0 ? n : nl) - p);
+      if (!skipping && lineLen > o.maxLineBytes) {
+        partial = []; // Release what was buffered; from here the line is only counted.
+        skipping = true;
+      }
+      if (nl < 0) {
+        if (!skipping) partial.push(keep(segStart, n));
+        partialLen = lineLen;
+        break;
+      }
+      p = nl + 1;
+      r.consumedTo = chunkStart + p;
+      partialLen = 0;
+      if (skipping) {
+        skipping = false;
+        r.oversized.push({ lineNo: r.nextLine++, bytes: lineLen });
+        if (r.byteLength > 0) return r;
+        r.baseOffset = r.consumedTo;
+        r.firstLineNo = r.nextLine;
+        continue;
+      }
+      r.parts.push(...partial, keep(segStart, p));
+      partial = [];
+      r.byteLength += lineLen + 1;
+      r.nextLine++;
+      if (r.byteLength >= o.maxBytes) return r;
+    }
+  }
+  return r;
+}
+
+function concatParts(parts: Uint8Array[], total: number): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/**
+ * Identity of a source set (paths, dev/ino, prefix hash), deliberately not its offsets.
+ * While a file is under 4 KiB its prefix span grows with it, so its fingerprint changes
+ * on appends until the span is full (the price of finding 6; see the store's gate).
+ */
+export function cursorFingerprint(cursors: Record<string, FileCursor>): string {
+  const h = createHash("sha256");
+  for (const path of Object.keys(cursors).sort()) {
+    const c = cursors[path]!;
+    // JSON-quoting the path keeps the encoding unambiguous for names containing spaces or "\n".
+    // Not prefix_hash: it grows with a file under 4 KiB, and would make every append look
+    // like a rebuild to the store's stale-writer gate.
+    h.update(`${JSON.stringify(path)} ${c.dev} ${c.ino} ${c.rewrite_epoch ?? 0}\n`);
+  }
+  return h.digest("hex").slice(0, 16);
+}
+
+/** Sum of consumed offsets: the store's stale-writer gate compares it. */
+export function cursorWatermark(cursors: Record<string, FileCursor>): number {
+  let sum = 0;
+  for (const c of Object.values(cursors)) sum += c.offset;
+  return sum;
+}

@@ -1,0 +1,260 @@
+/**
+ * The native (Intendant) extractor: one session directory = one unit, read from
+ * session.jsonl plus the turns/ sidecars its events reference. Hermetic: it takes the
+ * logs directory as a path. Era rules (spec): the epoch marker splits legacy from new;
+ * without one, any canonical conversation_message row means the session was born
+ * new-era (its info lines are diagnostics, never extracted a second time). A full parse
+ * decides the era with a pre-scan; an append continues in the known era, and falls back
+ * to a full parse when it brings an epoch marker or the first canonical row. Wrapper
+ * sessions (a session_identity with wrapper: true) publish nothing.
+ */
+import { join } from "node:path";
+import {
+  type LogEvent,
+  LogEventSchema,
+  readMeta,
+  SESSION_ID_GRAMMAR,
+  SESSION_JSONL,
+  type SessionMeta,
+} from "../../session_log/mod.ts";
+import { lineText } from "../../durable/mod.ts";
+import { classifyCursor, CursorMismatchError, readIncrement, statSource } from "../cursor.ts";
+import type { Increment } from "../cursor.ts";
+import { legacyEvent, type NativeState, newEraEvent, newPass } from "./intendant_events.ts";
+import {
+  countSkip,
+  type Discovery,
+  type Extractor,
+  type ExtractOutcome,
+  type PriorShard,
+  type SessionUnit,
+} from "./types.ts";
+
+/** Bumped whenever extraction output for the same input changes. */
+export const INTENDANT_PARSER_VERSION = 1;
+
+/** Creates the extractor over `<state-root>/logs`. */
+export function createIntendantExtractor(roots: { logsDir: string }): Extractor {
+  return {
+    source: "intendant",
+    discover: () => discoverNative(roots.logsDir),
+    extract: (unit, prior, ctx) => extractNative(unit, prior, ctx.now),
+  };
+}
+
+async function discoverNative(logsDir: string): Promise<Discovery> {
+  const units: SessionUnit[] = [];
+  const skipped: Record<string, number> = {};
+  let entries: Deno.DirEntry[] = [];
+  try {
+    for await (const e of Deno.readDir(logsDir)) entries.push(e);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return { units, skipped };
+    throw err;
+  }
+  entries = entries.filter((e) => e.isDirectory && SESSION_ID_GRAMMAR.test(e.name));
+  for (const e of entries) {
+    const path = join(logsDir, e.name, SESSION_JSONL);
+    const st = await statSource(path);
+    if (!st) continue;
+    if (st.kind !== "file") {
+      countSkip(skipped, "not_a_regular_file");
+      continue;
+    }
+    units.push({
+      source: "intendant",
+      sessionId: e.name,
+      key: `intendant:${e.name}`,
+      files: [{ path, role: "main" }],
+      hint: { dir: join(logsDir, e.name) },
+    });
+  }
+  return { units, skipped };
+}
+
+interface ParsedLine {
+  line: number;
+  ev: LogEvent;
+}
+
+function parseLines(inc: Increment, skipped: Record<string, number>): ParsedLine[] {
+  const out: ParsedLine[] = [];
+  for (const span of inc.lines) {
+    if (span.end === span.start) continue;
+    const text = lineText(inc.bytes, span, inc.baseOffset);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      // Malformed lines are data: counted, never fatal.
+      countSkip(skipped, "malformed_line");
+      continue;
+    }
+    const r = LogEventSchema.safeParse(raw);
+    if (r.success) out.push({ line: span.lineNo, ev: r.data });
+    else countSkip(skipped, "malformed_line");
+  }
+  if (inc.oversizedLines.length) countSkip(skipped, "oversized_line", inc.oversizedLines.length);
+  return out;
+}
+
+async function extractNative(
+  unit: SessionUnit,
+  prior: PriorShard | null,
+  now: number,
+): Promise<ExtractOutcome> {
+  const file = unit.files[0]!;
+  const st = await statSource(file.path);
+  const cursor = prior?.cursors[file.path] ?? null;
+  const cls = await classifyCursor(cursor, st, {
+    now,
+    readRange: (o, l) => readRange(file.path, o, l),
+  });
+  if (cls.kind === "gone") return { kind: "gone" };
+  if (cls.kind === "unchanged") return { kind: "unchanged" };
+  const dir = (unit.hint?.dir as string | undefined) ?? join(file.path, "..");
+  const m = await readMeta(dir);
+  const meta = m.ok ? m.meta : null;
+  const priorState = prior?.state as NativeState | undefined;
+  if (cls.kind === "appended" && cursor && priorState?.v === 1) {
+    let inc: Increment | null = null;
+    try {
+      inc = await readIncrement(file.path, cursor, {});
+    } catch (err) {
+      // Rewritten between classification and reading: re-read from scratch below.
+      if (!(err instanceof CursorMismatchError)) throw err;
+    }
+    const appended = inc ? appendNative(unit, dir, meta, file.path, prior!, priorState, inc) : null;
+    if (appended) return appended;
+  }
+  const epoch = cursor ? (cursor.rewrite_epoch ?? 0) + 1 : 0;
+  return await fullParse(unit, dir, meta, file.path, epoch);
+}
+
+/** Continues in the known era; null when the increment needs a full parse instead. */
+function appendNative(
+  unit: SessionUnit,
+  dir: string,
+  meta: SessionMeta | null,
+  path: string,
+  prior: PriorShard,
+  priorState: NativeState,
+  inc: Increment,
+): ExtractOutcome | null {
+  const skipped: Record<string, number> = {};
+  const lines = parseLines(inc, skipped);
+  // An epoch marker, a first canonical row in a legacy file, or a wrapper identity changes
+  // how EARLIER lines are read: only a full parse can honour that.
+  const needsFull = lines.some(({ ev }) =>
+    ev.event === "conversation_message_epoch" ||
+    (priorState.era === "legacy" && ev.event === "conversation_message") ||
+    (ev.event === "session_identity" && (ev.data as { wrapper?: unknown })?.wrapper === true)
+  );
+  if (needsFull) return null;
+  const pass = newPass({
+    dir,
+    sessionId: unit.sessionId,
+    metaTask: meta?.task ?? null,
+    state: structuredClone(priorState),
+    nextOrder: prior.records,
+  });
+  for (const { line, ev } of lines) {
+    (pass.state.era === "new" ? newEraEvent : legacyEvent)(pass, ev, line);
+  }
+  mergeSkips(pass.skipped, skipped);
+  return {
+    kind: "append",
+    records: pass.records,
+    marks: pass.marks,
+    cursors: { [path]: inc.cursor },
+    state: pass.state,
+    meta: entryMeta(meta, pass.state, path),
+    skipped: pass.skipped,
+  };
+}
+
+async function fullParse(
+  unit: SessionUnit,
+  dir: string,
+  meta: SessionMeta | null,
+  path: string,
+  rewriteEpoch: number,
+): Promise<ExtractOutcome> {
+  const inc = await readIncrement(path, null, { rewriteEpoch });
+  const skipped: Record<string, number> = {};
+  const lines = parseLines(inc, skipped);
+  if (
+    lines.some(({ ev }) =>
+      ev.event === "session_identity" && (ev.data as { wrapper?: unknown })?.wrapper === true
+    )
+  ) {
+    return { kind: "nothing", reason: "wrapper_session", cursors: { [path]: inc.cursor } };
+  }
+  const epochAt = lines.findIndex(({ ev }) => ev.event === "conversation_message_epoch");
+  const canonical = lines.some(({ ev }) => ev.event === "conversation_message");
+  const mapping = epochAt >= 0
+    ? ((lines[epochAt]!.ev.data as { mapping?: [number, string, string][] })?.mapping ?? [])
+    : [];
+  const state: NativeState = {
+    v: 1,
+    era: epochAt >= 0 || canonical ? "new" : "legacy",
+    created_at_ms: meta?.created_at_ms ?? 0,
+    infer: null,
+    steers: {},
+    started_seen: 0,
+    parent: null,
+  };
+  const pass = newPass({
+    dir,
+    sessionId: unit.sessionId,
+    metaTask: meta?.task ?? null,
+    state,
+    nextOrder: 0,
+    mapping: [...mapping],
+  });
+  lines.forEach(({ line, ev }, i) => {
+    const legacySegment = epochAt >= 0 ? i < epochAt : !canonical;
+    if (legacySegment) legacyEvent(pass, ev, line);
+    else newEraEvent(pass, ev, line);
+  });
+  mergeSkips(pass.skipped, skipped);
+  return {
+    kind: "replace",
+    records: pass.records,
+    marks: pass.marks,
+    cursors: { [path]: inc.cursor },
+    state: pass.state,
+    meta: entryMeta(meta, pass.state, path),
+    skipped: pass.skipped,
+  };
+}
+
+function entryMeta(meta: SessionMeta | null, state: NativeState, path: string) {
+  return {
+    project: meta?.project_root ?? null,
+    title: meta?.name ?? meta?.task ?? null,
+    parent_session_id: state.parent,
+    files: [path],
+  };
+}
+
+function mergeSkips(into: Record<string, number>, from: Record<string, number>): void {
+  for (const [k, n] of Object.entries(from)) countSkip(into, k, n);
+}
+
+async function readRange(path: string, offset: number, len: number): Promise<Uint8Array> {
+  const f = await Deno.open(path, { read: true });
+  try {
+    await f.seek(offset, Deno.SeekMode.Start);
+    const buf = new Uint8Array(len);
+    let got = 0;
+    while (got < len) {
+      const n = await f.read(buf.subarray(got));
+      if (n === null || n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  } finally {
+    f.close();
+  }
+}

@@ -1,0 +1,343 @@
+/**
+ * The indexer: sweeps every source, classifies each file against its stored cursor,
+ * extracts incrementally and publishes one batch per sweep. Sweeps run every 30 s, the
+ * first one a full interval after start (one-shot CLI runs never pay for it);
+ * `refreshIfStale(1000)` lets the query edge sweep first when the last sweep is older
+ * than a second, and is a no-op until the first sweep completes (a backfill never runs
+ * inline with a query). Sources that publish nothing (wrapper sessions, nothing said yet,
+ * everything older than the window) are remembered in process, not in the store. One
+ * source's failure is isolated: it is counted and every other source still publishes.
+ */
+import type { Store } from "./store/mod.ts";
+import { type ManifestEntry, sessionKey, type ShardUpdate } from "./store/types.ts";
+import { cursorFingerprint, cursorWatermark, statSource } from "./cursor.ts";
+import type { Extractor, PriorShard, SessionUnit } from "./extract/types.ts";
+import type { Source } from "./record.ts";
+
+/** Options for {@link Indexer}. */
+export interface IndexerOptions {
+  store: Store;
+  extractors: Extractor[];
+  /** Retention window; sessions entirely older are not published. null = forever. */
+  windowDays: number | null;
+  now?: () => number;
+  /** @default 30_000 */
+  intervalMs?: number;
+  /** Run store GC every this many sweeps. @default 120 */
+  gcEvery?: number;
+  logger?: (line: string) => void;
+  onProgress?: (p: SweepProgress) => void;
+}
+
+/** Live progress of a sweep (for a TTY progress line). */
+export interface SweepProgress {
+  source: Source;
+  files: number;
+  sessions: number;
+  records: number;
+  elapsedMs: number;
+}
+
+/** What one sweep did, per source. */
+export interface SweepReport {
+  startedAtMs: number;
+  durationMs: number;
+  revision: number;
+  sources: Record<string, SourceSweep>;
+  rejected: { key: string; reason: string }[];
+}
+
+export interface SourceSweep {
+  units: number;
+  unchanged: number;
+  published: number;
+  recordsAdded: number;
+  nothing: number;
+  gone: number;
+  errors: string[];
+  /** Discovery and read skips found by this sweep, by reason. */
+  skipped: Record<string, number>;
+}
+
+type ResolvedIndexerOptions =
+  & Required<Omit<IndexerOptions, "onProgress" | "logger">>
+  & Pick<IndexerOptions, "onProgress" | "logger">;
+
+export class Indexer {
+  readonly #o: ResolvedIndexerOptions;
+  #inflight: Promise<SweepReport> | null = null;
+  #lastDoneAt: number | null = null;
+  #lastReport: SweepReport | null = null;
+  #sweeps = 0;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #stopped = false;
+  /** key → signature of the files when they last published nothing. */
+  #nothing = new Map<string, string>();
+  #rederive = new Set<string>();
+
+  constructor(o: IndexerOptions) {
+    this.#o = { now: Date.now, intervalMs: 30_000, gcEvery: 120, ...o } as ResolvedIndexerOptions;
+  }
+
+  /** True once a sweep has completed (coverage leaves `building`). */
+  get ready(): boolean {
+    return this.#lastDoneAt !== null;
+  }
+
+  get lastReport(): SweepReport | null {
+    return this.#lastReport;
+  }
+
+  get lastSweepAtMs(): number | null {
+    return this.#lastDoneAt;
+  }
+
+  /** Forces a full re-derivation of these sessions on the next sweep (corrupt segments). */
+  markForRederive(keys: Iterable<string>): void {
+    for (const k of keys) this.#rederive.add(k);
+  }
+
+  /** Startup maintenance: GC, then verify every referenced generation and drop bad entries. */
+  async startup(): Promise<{ dropped: string[] }> {
+    await this.#o.store.gc();
+    const bad = await this.#o.store.verifyAll();
+    if (bad.length) await this.#o.store.dropEntries(bad);
+    return { dropped: bad };
+  }
+
+  /** Starts the periodic sweeps; the first runs one full interval from now. */
+  start(): void {
+    this.#stopped = false;
+    const tick = async () => {
+      if (this.#stopped) return;
+      try {
+        await this.sweep();
+      } catch (err) {
+        this.#o.logger?.(
+          `message index sweep failed: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      }
+      if (!this.#stopped) this.#timer = setTimeout(tick, this.#o.intervalMs);
+    };
+    this.#timer = setTimeout(tick, this.#o.intervalMs);
+  }
+
+  /** Stops the timer and waits for an in-flight sweep. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    this.#timer = null;
+    if (this.#inflight) await this.#inflight.catch(() => null);
+  }
+
+  /** Sweeps when the last completed sweep is older than `maxAgeMs`; a no-op before the first. */
+  async refreshIfStale(maxAgeMs = 1000): Promise<void> {
+    if (this.#lastDoneAt === null) return;
+    if (this.#o.now() - this.#lastDoneAt <= maxAgeMs) return;
+    await this.sweep();
+  }
+
+  /** Runs one sweep now; concurrent callers share the in-flight one. */
+  sweep(): Promise<SweepReport> {
+    if (!this.#inflight) {
+      this.#inflight = this.#sweepOnce().finally(() => (this.#inflight = null));
+    }
+    return this.#inflight;
+  }
+
+  async #sweepOnce(): Promise<SweepReport> {
+    const { store, extractors } = this.#o;
+    const started = this.#o.now();
+    const manifest = await store.readManifest();
+    const updates: ShardUpdate[] = [];
+    const sources: Record<string, SourceSweep> = {};
+    for (const ex of extractors) {
+      const s: SourceSweep = {
+        units: 0,
+        unchanged: 0,
+        published: 0,
+        recordsAdded: 0,
+        nothing: 0,
+        gone: 0,
+        errors: [],
+        skipped: {},
+      };
+      sources[ex.source] = s;
+      let units: SessionUnit[];
+      try {
+        const d = await ex.discover();
+        units = d.units;
+        for (const [k, n] of Object.entries(d.skipped)) {
+          s.skipped[`discovery:${k}`] = (s.skipped[`discovery:${k}`] ?? 0) + n;
+        }
+      } catch (err) {
+        s.errors.push(`discovery: ${err instanceof Error ? err.message : String(err)}`);
+        continue;
+      }
+      const seen = new Set<string>();
+      for (const unit of units) {
+        if (seen.has(unit.key)) continue;
+        seen.add(unit.key);
+        s.units++;
+        this.#progress(ex.source, s, started);
+        if (manifest.tombstones[unit.key] !== undefined) continue;
+        try {
+          const u = await this.#extractUnit(ex, unit, manifest.sessions[unit.key], s);
+          if (u) updates.push(u);
+        } catch (err) {
+          // B14: one unreadable source never aborts the sweep.
+          s.errors.push(`${unit.key}: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
+      for (const [key, entry] of Object.entries(manifest.sessions)) {
+        if (entry.source !== ex.source || seen.has(key) || entry.source_gone) continue;
+        updates.push({
+          kind: "gone",
+          key,
+          source: entry.source,
+          session_id: entry.session_id,
+          base: entry.generations,
+        });
+        s.gone++;
+      }
+    }
+    let revision = manifest.revision;
+    let rejected: { key: string; reason: string }[] = [];
+    if (updates.length > 0) {
+      const r = await store.publish(updates);
+      revision = r.revision;
+      rejected = r.rejected;
+      const rej = new Set(rejected.map((x) => x.key));
+      for (const u of updates) {
+        if (rej.has(u.key)) continue;
+        this.#rederive.delete(u.key);
+        if (u.kind === "replace" || u.kind === "append") {
+          const s = sources[u.source]!;
+          s.published++;
+          s.recordsAdded += u.segment?.records.length ?? 0;
+        }
+      }
+    }
+    this.#sweeps++;
+    if (this.#sweeps % this.#o.gcEvery === 0) await store.gc();
+    const report: SweepReport = {
+      startedAtMs: started,
+      durationMs: this.#o.now() - started,
+      revision,
+      sources,
+      rejected,
+    };
+    this.#lastReport = report;
+    this.#lastDoneAt = this.#o.now();
+    return report;
+  }
+
+  async #extractUnit(
+    ex: Extractor,
+    unit: SessionUnit,
+    entry: ManifestEntry | undefined,
+    s: SourceSweep,
+  ): Promise<ShardUpdate | null> {
+    const rederive = this.#rederive.has(unit.key);
+    if (!entry) {
+      const sig = await filesSignature(unit);
+      if (this.#nothing.get(unit.key) === sig) {
+        s.unchanged++;
+        return null;
+      }
+      const cutoff = this.#cutoff();
+      if (cutoff !== null && sig.split("|").every((p) => Number(p.split(":")[2]) < cutoff)) {
+        this.#nothing.set(unit.key, sig);
+        s.nothing++;
+        return null;
+      }
+    }
+    const prior: PriorShard | null = entry && !rederive
+      ? {
+        generations: entry.generations,
+        cursors: entry.cursors,
+        state: entry.state,
+        records: entry.records,
+      }
+      : null;
+    const out = await ex.extract(unit, prior, { now: this.#o.now() });
+    const base = entry?.generations ?? null;
+    const common = { key: unit.key, source: unit.source, session_id: unit.sessionId, base };
+    switch (out.kind) {
+      case "unchanged":
+        s.unchanged++;
+        return null;
+      case "gone":
+        s.gone++;
+        return entry && !entry.source_gone ? { kind: "gone", ...common } : null;
+      case "nothing":
+        s.nothing++;
+        this.#nothing.set(unit.key, await filesSignature(unit));
+        return entry
+          ? {
+            kind: "replace",
+            ...common,
+            segment: { records: [], marks: [] },
+            cursors: out.cursors,
+            state: null,
+            source_watermark: cursorWatermark(out.cursors),
+            source_fingerprint: cursorFingerprint(out.cursors),
+            meta: entry.meta,
+            skipped: {},
+          }
+          : null;
+    }
+    for (const [k, n] of Object.entries(out.skipped)) s.skipped[k] = (s.skipped[k] ?? 0) + n;
+    const newest = out.records.reduce((m, r) => Math.max(m, r.ts_ms), 0);
+    const cutoff = this.#cutoff();
+    if (
+      out.kind === "replace" && !entry &&
+      (out.records.length === 0 || (cutoff !== null && newest < cutoff))
+    ) {
+      // Nothing said yet, or all of it older than the window: remember in process only.
+      s.nothing++;
+      this.#nothing.set(unit.key, await filesSignature(unit));
+      return null;
+    }
+    this.#nothing.delete(unit.key);
+    return {
+      kind: out.kind,
+      ...common,
+      base: out.kind === "replace" ? base : base,
+      segment: { records: out.records, marks: out.marks },
+      cursors: out.cursors,
+      state: out.state,
+      source_watermark: cursorWatermark(out.cursors),
+      source_fingerprint: cursorFingerprint(out.cursors),
+      meta: out.meta,
+      skipped: out.skipped,
+    };
+  }
+
+  #cutoff(): number | null {
+    const d = this.#o.windowDays;
+    return d === null ? null : this.#o.now() - d * 86_400_000;
+  }
+
+  #progress(source: Source, s: SourceSweep, started: number): void {
+    this.#o.onProgress?.({
+      source,
+      files: s.units,
+      sessions: s.published,
+      records: s.recordsAdded,
+      elapsedMs: this.#o.now() - started,
+    });
+  }
+}
+
+/** dev:ino:mtime:size of each file: cheap change detection for the publishes-nothing cache. */
+async function filesSignature(unit: SessionUnit): Promise<string> {
+  const parts: string[] = [];
+  for (const f of unit.files) {
+    const st = await statSource(f.path);
+    parts.push(st ? `${st.dev}:${st.ino}:${st.mtime_ms ?? 0}:${st.size}` : "gone:0:0:0");
+  }
+  return parts.join("|");
+}
+
+export { sessionKey };

@@ -1,0 +1,25 @@
+/**
+ * Message search: the rolling message index over this machine's agent conversations.
+ * Records and marks (record.ts), locators, cursors, the crash-safe shard store, the
+ * extractors, the indexer and coverage. The only public door of lib/message_search/.
+ */
+export * from "./record.ts";
+export * from "./locator.ts";
+export type { CursorClass, FileCursor } from "./cursor_types.ts";
+export * from "./store/mod.ts";
+export * from "./store/types.ts";
+export { Indexer } from "./indexer.ts";
+export type { IndexerOptions, SourceSweep, SweepProgress, SweepReport } from "./indexer.ts";
+export { buildCoverage, LEGACY_MATRIX } from "./coverage.ts";
+export type { Coverage, SourceCoverage } from "./coverage.ts";
+export { createIntendantExtractor, INTENDANT_PARSER_VERSION } from "./extract/intendant.ts";
+export type {
+  Discovery,
+  Extractor,
+  ExtractOutcome,
+  PriorShard,
+  SessionUnit,
+  ShardContent,
+} from "./extract/types.ts";
+export { buildExtractors, createMessageIndex, PARSER_VERSION } from "./wiring.ts";
+export type { MessageIndex, MessageIndexOptions } from "./wiring.ts";

@@ -1,0 +1,43 @@
+/**
+ * The shard store's door: open a store, publish shard updates, read manifests and
+ * segments, retention/GC, and the writer lock. The message_search subsystem's mod.ts
+ * re-exports from here; nothing outside store/ imports its other files.
+ */
+export type { Store, StoreOptions } from "./store.ts";
+export { DEFAULT_LOCK_WAIT_MS, openStore } from "./store.ts";
+export { COMPACT_MAX_SEGMENTS } from "./_apply_update.ts";
+export type { GcReport } from "./gc.ts";
+export { DAY_MS, GC_GRACE_MS } from "./gc.ts";
+export type { ManifestRead } from "./manifest_io.ts";
+export {
+  emptyManifest,
+  MANIFEST_FILE,
+  MANIFEST_MAX_BYTES,
+  parseManifestBytes,
+  QUARANTINE_KEEP,
+} from "./manifest_io.ts";
+export {
+  CorruptGenerationError,
+  encodeSegment,
+  GENERATION_NAME_RE,
+  GENERATIONS_DIR,
+} from "./segments.ts";
+export type { HoldLockOptions, LockHandle } from "./writer_lock.ts";
+export { holdLock, LOCK_FILE } from "./writer_lock.ts";
+export type {
+  EntryMeta,
+  Manifest,
+  ManifestEntry,
+  PublishResult,
+  ShardSegment,
+  ShardUpdate,
+} from "./types.ts";
+export {
+  EntryMetaSchema,
+  MANIFEST_SCHEMA,
+  ManifestEntrySchema,
+  ManifestSchema,
+  SEGMENT_SCHEMA,
+  sessionKey,
+  ShardSegmentSchema,
+} from "./types.ts";

@@ -1,0 +1,133 @@
+/**
+ * Generation files: immutable, content-named shard segments under `generations/`.
+ * On-disk invariants:
+ *  - a file's name is `<hash16>.json`, hash16 = first 16 hex digits of sha256 over the
+ *    file's exact bytes, so a reader can verify a file without any other metadata;
+ *  - a file is written once through writeFileAtomic (fsync file + dir) and never modified,
+ *    which is what lets an open snapshot keep reading it while newer manifests land;
+ *  - only names matching GENERATION_NAME_RE are ever opened, so a hostile manifest cannot
+ *    make the store read outside `generations/` (`../x`, `/etc/passwd` fail the regex).
+ * Errors: a missing file is NotFoundError; bytes that do not hash to their name or do not
+ * parse as a ShardSegment are CorruptGenerationError (the caller drops the entry so the
+ * next sweep re-derives it from source); I/O errors propagate unchanged.
+ */
+import { join } from "node:path";
+import { type Fs, type FsStat, writeFileAtomic } from "../../durable/mod.ts";
+import { NotFoundError } from "../../errors.ts";
+import { hash16Of } from "../locator.ts";
+import { type ShardSegment, ShardSegmentSchema } from "./types.ts";
+
+/** Folder of generation files, relative to the store root. */
+export const GENERATIONS_DIR = "generations";
+
+/** The only generation names the store writes or opens. */
+export const GENERATION_NAME_RE = /^[0-9a-f]{16}\.json$/;
+
+/**
+ * An existing file is reused (not rewritten) only while younger than this. Reusing an old
+ * unreferenced file would race a lockless GC that is about to delete it (its grace is
+ * 10 min); rewriting renames a fresh inode over it, which resets the mtime.
+ */
+export const SEGMENT_REUSE_MAX_AGE_MS = 5 * 60_000;
+
+/** A referenced generation is damaged: its bytes do not match its name or do not parse. */
+export class CorruptGenerationError extends Error {
+  /** The generation file name (`<hash16>.json`). */
+  readonly generation: string;
+  constructor(generation: string, detail: string, options?: ErrorOptions) {
+    super(`Generation "${generation}" is corrupt: ${detail}`, options);
+    this.name = "CorruptGenerationError";
+    this.generation = generation;
+  }
+}
+
+/** The exact bytes of a segment file (fixed field order, compact JSON). */
+export function encodeSegment(segment: ShardSegment): Uint8Array {
+  const { schema, parser_version, key, records, marks } = segment;
+  return new TextEncoder().encode(JSON.stringify({ schema, parser_version, key, records, marks }));
+}
+
+/** Options for {@link writeSegment}. */
+export interface WriteSegmentOptions {
+  fs: Fs;
+  now: () => number;
+}
+
+/**
+ * Writes `segment` into `genDir` and returns its name. Content-addressed: when a file
+ * with that name already holds exactly these bytes (and is young, see
+ * SEGMENT_REUSE_MAX_AGE_MS) nothing is written. A same-named file with other bytes is a
+ * damaged copy and is replaced.
+ */
+export async function writeSegment(
+  genDir: string,
+  segment: ShardSegment,
+  { fs, now }: WriteSegmentOptions,
+): Promise<string> {
+  const bytes = encodeSegment(segment);
+  const name = `${hash16Of(bytes)}.json`;
+  const path = join(genDir, name);
+  const st = await statOrNull(fs, path);
+  const young = st?.mtimeMs != null && now() - st.mtimeMs < SEGMENT_REUSE_MAX_AGE_MS;
+  if (st?.isFile && st.size === bytes.length && young) {
+    if (sameBytes(await fs.readFile(path), bytes)) return name;
+  }
+  await writeFileAtomic(path, bytes, { fs });
+  return name;
+}
+
+/** Reads, hash-verifies and parses one generation. */
+export async function loadSegment(fs: Fs, genDir: string, name: string): Promise<ShardSegment> {
+  const bytes = await readVerified(fs, genDir, name);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+  } catch (err) {
+    throw new CorruptGenerationError(name, "not UTF-8 JSON", { cause: err });
+  }
+  const parsed = ShardSegmentSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new CorruptGenerationError(name, "not a shard segment", { cause: parsed.error });
+  }
+  return parsed.data;
+}
+
+/** Reads one generation and checks its hash only (cheap startup verification). */
+export async function verifySegment(fs: Fs, genDir: string, name: string): Promise<void> {
+  await readVerified(fs, genDir, name);
+}
+
+async function readVerified(fs: Fs, genDir: string, name: string): Promise<Uint8Array> {
+  if (!GENERATION_NAME_RE.test(name)) {
+    throw new TypeError(`Invalid generation name "${name}": expected 16 lowercase hex + ".json"`);
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = await fs.readFile(join(genDir, name));
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) {
+      throw new NotFoundError(`Generation "${name}" does not exist`, { cause: err });
+    }
+    throw err;
+  }
+  const actual = `${hash16Of(bytes)}.json`;
+  if (actual !== name) {
+    throw new CorruptGenerationError(name, `content hashes to "${actual}"`);
+  }
+  return bytes;
+}
+
+async function statOrNull(fs: Fs, path: string): Promise<FsStat | null> {
+  try {
+    return await fs.stat(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return null;
+    throw err;
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

@@ -1,0 +1,362 @@
+/**
+ * The shard store: one directory (`<state-root>/cache/message_search/v1`) holding
+ * manifest.json, writer.lock and generations/. Every store file access goes through the
+ * injected Fs and every write through writeFileAtomic; the one exception is writer.lock,
+ * which holds no store data and needs flock, an operation Fs does not have.
+ *
+ * On-disk invariants (reliability-plan I1–I6):
+ *  - data before pointer: a publish writes (and fsyncs) every new generation before the
+ *    manifest that names it, so a crash at any point leaves the old manifest or the new
+ *    one, and whichever is on disk references only complete generations;
+ *  - revision is monotonic: max(previous + 1, now ms), also across a quarantine: a
+ *    corrupt manifest is renamed to manifest.corrupt-<ms> by a lock holder and an empty
+ *    one at revision now is written at once (a revision handed out but never written
+ *    could later be reused for different content);
+ *  - a manifest written by a newer parser_version is served read-only and never
+ *    overwritten; one from an older parser is rebuilt (sessions dropped, tombstones kept);
+ *  - a tombstoned key is never republished until its tombstone expires with the window.
+ *
+ * The correctness gate is publish(), not the lock: it re-reads the manifest from disk and
+ * rejects updates whose base moved, stale replaces (lower watermark over the same source
+ * state), and everything when a newer parser owns the manifest. The lock ("flock") only
+ * serialises writers; with lock "none" concurrent writers may lose updates to each other
+ * (and a quarantine may race a fresh rename), which the next sweep re-derives, but never
+ * corrupt the store or point it at a missing generation.
+ *
+ * Errors: I/O errors from any step propagate (the previous manifest stays intact);
+ * LockHeldError when the lock is busy for lockWaitMs; TypeError for malformed updates.
+ */
+import { join } from "node:path";
+import { type Fs, realFs, removeOrphanTemps } from "../../durable/mod.ts";
+import { LockHeldError, NotFoundError, StalePublishError } from "../../errors.ts";
+import {
+  deleteUnreferencedGenerations,
+  expireManifest,
+  type GcReport,
+  referencedGenerations,
+} from "./gc.ts";
+import {
+  emptyManifest,
+  quarantineManifest,
+  readManifestFile,
+  writeManifest,
+} from "./manifest_io.ts";
+import { CorruptGenerationError, GENERATIONS_DIR, loadSegment, verifySegment } from "./segments.ts";
+import { applyUpdate, assertUpdateShape, type PublishDraft } from "./_apply_update.ts";
+import {
+  type Manifest,
+  MANIFEST_SCHEMA,
+  type PublishResult,
+  type ShardSegment,
+  type ShardUpdate,
+} from "./types.ts";
+import { holdLock, type LockHandle } from "./writer_lock.ts";
+
+/** Default time publish/gc/delete wait for a busy writer lock. */
+export const DEFAULT_LOCK_WAIT_MS = 5000;
+
+/** Options for {@link openStore}. */
+export interface StoreOptions {
+  /** `<state-root>/cache/message_search/v1` */
+  root: string;
+  /** All store file access goes through it. @default realFs */
+  fs?: Fs;
+  /** This writer's parser version. */
+  parserVersion: number;
+  /** Retention window in days; null keeps forever. */
+  windowDays: number | null;
+  /** @default Date.now */
+  now?: () => number;
+  /** "none" bypasses the lock (it is efficiency, not correctness). @default "flock" */
+  lock?: "flock" | "none";
+  /** @default DEFAULT_LOCK_WAIT_MS */
+  lockWaitMs?: number;
+}
+
+/** An open shard store. */
+export interface Store {
+  readonly root: string;
+  /** The manifest on disk; empty when missing; quarantined and empty when corrupt. */
+  readManifest(): Promise<Manifest>;
+  /** Applies a batch of shard updates under the lock (see the module header). */
+  publish(updates: ShardUpdate[]): Promise<PublishResult>;
+  /** Drops the session and tombstones its key so no stale source resurrects it. */
+  deleteSession(key: string): Promise<void>;
+  /** Reads and verifies one generation (CorruptGenerationError, NotFoundError). */
+  loadSegment(name: string): Promise<ShardSegment>;
+  /** Retention plus deletion of old unreferenced generations and orphan temps. */
+  gc(): Promise<GcReport>;
+  /** Keys of entries with a missing or hash-mismatched generation. */
+  verifyAll(): Promise<string[]>;
+  /** Removes entries (no tombstone) so the next sweep re-derives them from source. */
+  dropEntries(keys: string[]): Promise<void>;
+}
+
+/**
+ * Opens (creating if needed) the store at `o.root`: directories 0700, orphan temps of
+ * dead writers removed. Does not take the lock.
+ */
+export async function openStore(o: StoreOptions): Promise<Store> {
+  const { root, fs = realFs, now = Date.now, lock = "flock" } = o;
+  const { lockWaitMs = DEFAULT_LOCK_WAIT_MS } = o;
+  if (typeof root !== "string" || root === "") {
+    throw new TypeError(`Store root must be a non-empty path: got "${root}"`);
+  }
+  if (!Number.isSafeInteger(o.parserVersion) || o.parserVersion < 0) {
+    throw new RangeError(`Parser version must be a non-negative integer: got "${o.parserVersion}"`);
+  }
+  const w = o.windowDays;
+  if (w !== null && !(Number.isFinite(w) && w > 0)) {
+    throw new RangeError(`Retention window must be positive days or null: got "${w}"`);
+  }
+  if (lock !== "flock" && lock !== "none") {
+    throw new TypeError(`Lock mode must be "flock" or "none": got "${lock}"`);
+  }
+  if (!Number.isFinite(lockWaitMs) || lockWaitMs < 0) {
+    throw new RangeError(`Lock wait must be a non-negative number of ms: got "${lockWaitMs}"`);
+  }
+  const genDir = join(root, GENERATIONS_DIR);
+  await fs.mkdir(root, 0o700);
+  await fs.mkdir(genDir, 0o700);
+  await removeOrphanTemps(root, { fs, now });
+  await removeOrphanTemps(genDir, { fs, now });
+  return new ShardStore({ root, fs, now, lock, lockWaitMs, pv: o.parserVersion, windowDays: w });
+}
+
+interface StoreConfig {
+  root: string;
+  fs: Fs;
+  now: () => number;
+  lock: "flock" | "none";
+  lockWaitMs: number;
+  pv: number;
+  windowDays: number | null;
+}
+
+class ShardStore implements Store {
+  readonly root: string;
+  #c: StoreConfig;
+  #genDir: string;
+  /** Serialises this instance's writers so they queue here instead of polling flock. */
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(c: StoreConfig) {
+    this.root = c.root;
+    this.#c = c;
+    this.#genDir = join(c.root, GENERATIONS_DIR);
+  }
+
+  async readManifest(): Promise<Manifest> {
+    const r = await readManifestFile(this.#c.fs, this.root);
+    if (r.kind === "ok") return r.manifest;
+    if (r.kind === "missing") return emptyManifest(this.#c.pv, 0, this.#nowMs());
+    // Corrupt. Quarantine only while holding the lock: an unlocked rename could move
+    // aside a good manifest a writer renamed in after our read. If a writer holds the
+    // lock, it quarantines on its own re-read; we serve empty meanwhile.
+    if (this.#c.lock === "none") return await this.#loadLocked();
+    let handle: LockHandle;
+    try {
+      handle = await holdLock(this.root, { wait: 0 });
+    } catch (err) {
+      if (!(err instanceof LockHeldError)) throw err;
+      const nowMs = this.#nowMs();
+      return emptyManifest(this.#c.pv, nowMs, nowMs);
+    }
+    try {
+      return await this.#loadLocked();
+    } finally {
+      handle.release();
+    }
+  }
+
+  async publish(updates: ShardUpdate[]): Promise<PublishResult> {
+    if (!Array.isArray(updates)) throw new TypeError("Publish expects an array of updates");
+    for (const u of updates) assertUpdateShape(u);
+    return await this.#exclusive(() => this.#publishLocked(updates));
+  }
+
+  async #publishLocked(updates: ShardUpdate[]): Promise<PublishResult> {
+    const { pv, fs } = this.#c;
+    const current = await this.#loadLocked();
+    if (current.parser_version > pv) {
+      const rejected = updates.map((u) => ({ key: u.key, reason: "newer_parser" }));
+      return { revision: current.revision, accepted: [], rejected };
+    }
+    const nowMs = this.#nowMs();
+    const draft: PublishDraft = {
+      // A parser upgrade re-derives every shard; tombstones stay (deletion is sticky).
+      sessions: current.parser_version < pv ? {} : { ...current.sessions },
+      tombstones: current.tombstones,
+      changed: false,
+    };
+    const accepted: string[] = [];
+    const rejected: PublishResult["rejected"] = [];
+    const ctx = { fs, genDir: this.#genDir, pv, nowMs, now: this.#c.now };
+    for (const u of updates) {
+      const reason = await applyUpdate(draft, u, ctx);
+      if (reason === null) accepted.push(u.key);
+      else rejected.push({ key: u.key, reason });
+    }
+    if (!draft.changed) return { revision: current.revision, accepted, rejected };
+    const next: Manifest = {
+      schema: MANIFEST_SCHEMA,
+      parser_version: pv,
+      revision: Math.max(current.revision + 1, nowMs),
+      updated_at_ms: nowMs,
+      sessions: draft.sessions,
+      tombstones: draft.tombstones,
+    };
+    await writeManifest(fs, this.root, next);
+    return { revision: next.revision, accepted, rejected };
+  }
+
+  async deleteSession(key: string): Promise<void> {
+    if (typeof key !== "string" || key === "") {
+      throw new TypeError(`Session key must be a non-empty string: got "${key}"`);
+    }
+    await this.#exclusive(async () => {
+      const m = await this.#loadLocked();
+      if (m.parser_version > this.#c.pv) {
+        throw new StalePublishError(
+          `Cannot delete session "${key}": manifest parser_version ${m.parser_version} ` +
+            `is newer than ours (${this.#c.pv})`,
+        );
+      }
+      const sessions = { ...m.sessions };
+      delete sessions[key];
+      const nowMs = this.#nowMs();
+      await this.#write(m, { sessions, tombstones: { ...m.tombstones, [key]: nowMs } }, nowMs);
+    });
+  }
+
+  async dropEntries(keys: string[]): Promise<void> {
+    if (!Array.isArray(keys)) throw new TypeError("dropEntries expects an array of keys");
+    await this.#exclusive(async () => {
+      const m = await this.#loadLocked();
+      // A newer parser owns the manifest; its entries are not ours to drop.
+      if (m.parser_version > this.#c.pv) return;
+      const sessions = { ...m.sessions };
+      let changed = false;
+      for (const k of keys) {
+        if (Object.hasOwn(sessions, k)) {
+          delete sessions[k];
+          changed = true;
+        }
+      }
+      if (changed) await this.#write(m, { sessions }, this.#nowMs());
+    });
+  }
+
+  loadSegment(name: string): Promise<ShardSegment> {
+    return loadSegment(this.#c.fs, this.#genDir, name);
+  }
+
+  async verifyAll(): Promise<string[]> {
+    const m = await this.readManifest();
+    const ok = new Map<string, boolean>();
+    const bad: string[] = [];
+    for (const [key, entry] of Object.entries(m.sessions)) {
+      let entryOk = true;
+      for (const g of entry.generations) {
+        if (!ok.has(g)) ok.set(g, await this.#verifies(g));
+        if (!ok.get(g)) entryOk = false;
+      }
+      if (!entryOk) bad.push(key);
+    }
+    return bad;
+  }
+
+  async #verifies(name: string): Promise<boolean> {
+    try {
+      await verifySegment(this.#c.fs, this.#genDir, name);
+      return true;
+    } catch (err) {
+      if (err instanceof CorruptGenerationError || err instanceof NotFoundError) return false;
+      throw err;
+    }
+  }
+
+  gc(): Promise<GcReport> {
+    return this.#exclusive(async () => {
+      const { fs, now, pv, windowDays } = this.#c;
+      let m = await this.#loadLocked();
+      const nowMs = this.#nowMs();
+      let expiredSessions = 0;
+      let expiredTombstones = 0;
+      // Never rewrite a newer parser's manifest, not even to expire entries.
+      if (m.parser_version <= pv) {
+        const x = expireManifest(m, { nowMs, windowDays });
+        if (x.expiredSessions > 0 || x.expiredTombstones > 0) {
+          m = await this.#write(m, x.manifest, nowMs);
+          ({ expiredSessions, expiredTombstones } = x);
+        }
+      }
+      const swept = await deleteUnreferencedGenerations(this.#genDir, referencedGenerations(m), {
+        fs,
+        nowMs,
+      });
+      await removeOrphanTemps(this.root, { fs, now });
+      await removeOrphanTemps(this.#genDir, { fs, now });
+      return {
+        expiredSessions,
+        expiredTombstones,
+        deletedGenerations: swept.deleted,
+        keptYoungUnreferenced: swept.keptYoung,
+      };
+    });
+  }
+
+  /** Writes `base` with `patch` applied and a bumped revision; keeps base's parser_version. */
+  async #write(base: Manifest, patch: Partial<Manifest>, nowMs: number): Promise<Manifest> {
+    const next: Manifest = {
+      ...base,
+      ...patch,
+      revision: Math.max(base.revision + 1, nowMs),
+      updated_at_ms: nowMs,
+    };
+    await writeManifest(this.#c.fs, this.root, next);
+    return next;
+  }
+
+  /** Reads the manifest as a lock holder: a corrupt one is quarantined here. */
+  async #loadLocked(): Promise<Manifest> {
+    const { fs, pv, now } = this.#c;
+    for (let attempt = 0;; attempt++) {
+      const r = await readManifestFile(fs, this.root);
+      if (r.kind === "ok") return r.manifest;
+      if (r.kind === "missing") return emptyManifest(pv, 0, this.#nowMs());
+      const moved = await quarantineManifest(this.root, { fs, now });
+      // null: the corrupt file vanished under us (only possible with lock "none", a
+      // concurrent writer renamed a fresh manifest in or quarantined it): read again.
+      if (moved !== null || attempt >= 2) {
+        // Start at now so revision never goes backwards across the quarantine, and persist
+        // it at once: an unwritten revision could be handed out again for other content.
+        const nowMs = this.#nowMs();
+        const empty = emptyManifest(pv, nowMs, nowMs);
+        await writeManifest(fs, this.root, empty);
+        return empty;
+      }
+    }
+  }
+
+  #exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = async () => {
+      const handle = this.#c.lock === "flock"
+        ? await holdLock(this.root, { wait: this.#c.lockWaitMs })
+        : null;
+      try {
+        return await fn();
+      } finally {
+        handle?.release();
+      }
+    };
+    const result = this.#queue.then(run, run);
+    // The queue only orders calls; each caller gets its own outcome through `result`.
+    this.#queue = result.then(() => undefined, () => undefined);
+    return result;
+  }
+
+  #nowMs(): number {
+    return Math.floor(this.#c.now());
+  }
+}

@@ -1,0 +1,109 @@
+/**
+ * The shard store's on-disk types. Layout under the store root (`…/message_search/v1`):
+ *   manifest.json           the single mutable file, replaced by atomic rename
+ *   writer.lock             advisory writer lock (flock; efficiency, not correctness)
+ *   generations/<h16>.json  immutable, content-named shard segments
+ * A session's shard is the ordered list of segments its manifest entry names; records and
+ * marks concatenate in that order. Generations are durable before the manifest that names
+ * them; GC deletes only what no manifest references (plus a grace period for in-flight
+ * readers pinned to an older revision).
+ */
+import { z } from "zod";
+import { MarkSchema, MessageRecordSchema, SOURCES } from "../record.ts";
+import { FileCursorSchema } from "../cursor_types.ts";
+
+export const MANIFEST_SCHEMA = 1;
+export const SEGMENT_SCHEMA = 1;
+
+/** One immutable generation file: a segment of one session's shard. */
+export const ShardSegmentSchema = z.object({
+  schema: z.literal(SEGMENT_SCHEMA),
+  parser_version: z.number().int().nonnegative(),
+  key: z.string(),
+  records: z.array(MessageRecordSchema),
+  marks: z.array(MarkSchema),
+});
+export type ShardSegment = z.infer<typeof ShardSegmentSchema>;
+
+/** Display facts about a session, carried in the manifest so listings need no shard load. */
+export const EntryMetaSchema = z.object({
+  project: z.string().nullable(),
+  title: z.string().nullable(),
+  parent_session_id: z.string().nullable(),
+  /** Source files the session was read from (for the catalog and jump-to-hit). */
+  files: z.array(z.string()),
+});
+export type EntryMeta = z.infer<typeof EntryMetaSchema>;
+
+export const ManifestEntrySchema = z.object({
+  source: z.enum(SOURCES),
+  session_id: z.string().min(1),
+  /** Segment file names (`<hash16>.json`), in order. */
+  generations: z.array(z.string().regex(/^[0-9a-f]{16}\.json$/)),
+  records: z.number().int().nonnegative(),
+  newest_ts_ms: z.number().int(),
+  oldest_ts_ms: z.number().int(),
+  /** Sum of consumed offsets over the cursors (the stale-writer gate compares it). */
+  source_watermark: z.number().int().nonnegative(),
+  /** Hash over the cursor set's identities; a change means a legitimate rebuild. */
+  source_fingerprint: z.string(),
+  cursors: z.record(z.string(), FileCursorSchema),
+  /** Extractor carry-over for incremental reads (small, extractor-defined). */
+  state: z.unknown(),
+  source_gone: z.boolean(),
+  meta: EntryMetaSchema,
+  /** Skipped input by reason, cumulative over the shard's life. */
+  skipped: z.record(z.string(), z.number().int().nonnegative()),
+  published_at_ms: z.number().int(),
+});
+export type ManifestEntry = z.infer<typeof ManifestEntrySchema>;
+
+export const ManifestSchema = z.object({
+  schema: z.literal(MANIFEST_SCHEMA),
+  parser_version: z.number().int().nonnegative(),
+  /** Monotonic: max(previous + 1, now ms) on every publish; pins query snapshots. */
+  revision: z.number().int().nonnegative(),
+  updated_at_ms: z.number().int(),
+  sessions: z.record(z.string(), ManifestEntrySchema),
+  /** key → deletion time (ms); expires with the retention window. */
+  tombstones: z.record(z.string(), z.number().int()),
+});
+export type Manifest = z.infer<typeof ManifestSchema>;
+
+/** `<source>:<session_id>` */
+export function sessionKey(source: string, sessionId: string): string {
+  return `${source}:${sessionId}`;
+}
+
+/**
+ * One session's change in a publish batch.
+ *  - replace: the shard becomes exactly `segment` (a rebuild);
+ *  - append:  `segment` is added after the current segments (incremental read);
+ *  - touch:   only cursors/state/meta/skipped change (e.g. non-prose lines appended);
+ *  - gone:    the sources vanished: keep serving, flag source_gone.
+ * `base` is the generations list the writer read (null for a session it believes new);
+ * append/touch are rejected when the entry moved on meanwhile (optimistic concurrency).
+ */
+export interface ShardUpdate {
+  kind: "replace" | "append" | "touch" | "gone";
+  key: string;
+  source: z.infer<typeof ManifestEntrySchema>["source"];
+  session_id: string;
+  base: string[] | null;
+  segment?: { records: z.infer<typeof MessageRecordSchema>[]; marks: z.infer<typeof MarkSchema>[] };
+  cursors?: ManifestEntry["cursors"];
+  state?: unknown;
+  source_watermark?: number;
+  source_fingerprint?: string;
+  meta?: EntryMeta;
+  /** Skips found by THIS read (added to the entry's cumulative counts; replace resets). */
+  skipped?: Record<string, number>;
+}
+
+/** Outcome of a publish batch. */
+export interface PublishResult {
+  /** The manifest revision after the publish (unchanged when nothing was accepted). */
+  revision: number;
+  accepted: string[];
+  rejected: { key: string; reason: string }[];
+}

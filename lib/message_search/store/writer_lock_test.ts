@@ -1,0 +1,109 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { LockHeldError } from "../../errors.ts";
+import { withTempDir } from "../../../tests/helpers/store_fixtures.ts";
+import { holdLock, LOCK_FILE } from "./writer_lock.ts";
+
+const STRESS = Deno.env.get("INTENDANT_STRESS") === "1";
+const CHILD = new URL("../../../tests/helpers/store_child.ts", import.meta.url).pathname;
+
+Deno.test("holdLock() excludes a second holder until release, and records the holder", () =>
+  withTempDir(async (root) => {
+    const a = await holdLock(root);
+    const info = JSON.parse(await Deno.readTextFile(join(root, LOCK_FILE)));
+    assert.equal(info.pid, Deno.pid);
+    await assert.rejects(holdLock(root), (err: Error) => {
+      assert.ok(err instanceof LockHeldError);
+      assert.match(err.message, new RegExp(`held by another writer \\(pid ${Deno.pid}\\)`));
+      return true;
+    });
+    setTimeout(() => a.release(), 30);
+    const b = await holdLock(root, { wait: 2000 });
+    b.release();
+    b.release();
+    await assert.rejects(holdLock(root, { wait: -1 }), RangeError);
+  }));
+
+Deno.test("a SIGKILLed holder's lock is free at once: no stale takeover needed (I6)", () =>
+  withTempDir(async (root) => {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", CHILD, "hold-lock", root],
+      stdout: "piped",
+      stderr: "inherit",
+    }).spawn();
+    const reader = child.stdout.getReader();
+    let out = "";
+    while (!out.includes("locked\n")) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`child exited early: "${out}"`);
+      out += new TextDecoder().decode(value);
+    }
+    await assert.rejects(holdLock(root), LockHeldError);
+    child.kill("SIGKILL");
+    await child.status;
+    reader.releaseLock();
+    await child.stdout.cancel();
+    (await holdLock(root)).release();
+  }));
+
+/** Plants a lock file that looks abandoned: dead pid, hour-old mtime. */
+async function plantStaleLock(path: string): Promise<void> {
+  await Deno.writeTextFile(path, JSON.stringify({ pid: 999_999_999, acquired_at_ms: 0 }));
+  const old = new Date(Date.now() - 3_600_000);
+  await Deno.utime(path, old, old);
+}
+
+/** The takeover §0.4 warns about: "exists and stale → unlink + createNew". */
+async function naiveTakeover(path: string): Promise<boolean> {
+  try {
+    const st = await Deno.stat(path);
+    if (Date.now() - st.mtime!.getTime() > 5 * 60_000) {
+      await Deno.remove(path).catch((err) => {
+        if (!(err instanceof Deno.errors.NotFound)) throw err;
+      });
+    }
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
+  }
+  try {
+    (await Deno.open(path, { createNew: true, write: true })).close();
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.AlreadyExists) return false;
+    throw err;
+  }
+}
+
+Deno.test("10 contenders racing for a stale-looking lock: exactly one winner per round (A11)", () =>
+  withTempDir(async (root) => {
+    const rounds = STRESS ? 500 : 150;
+    const path = join(root, LOCK_FILE);
+    let multi = 0;
+    let none = 0;
+    for (let r = 0; r < rounds; r++) {
+      await plantStaleLock(path);
+      const got = await Promise.allSettled(
+        Array.from({ length: 10 }, () => holdLock(root, { wait: 0 })),
+      );
+      const winners = got.filter((g) => g.status === "fulfilled");
+      for (const g of got) {
+        if (g.status === "rejected") assert.ok(g.reason instanceof LockHeldError, String(g.reason));
+      }
+      if (winners.length > 1) multi++;
+      if (winners.length === 0) none++;
+      for (const w of winners) w.value.release();
+    }
+    let controlMulti = 0;
+    for (let r = 0; r < rounds; r++) {
+      await plantStaleLock(path);
+      const won = await Promise.all(Array.from({ length: 10 }, () => naiveTakeover(path)));
+      if (won.filter(Boolean).length > 1) controlMulti++;
+    }
+    console.log(
+      `rounds: ${rounds}, contenders: 10, rounds with >1 winner: ${multi} ` +
+        `(control: ${controlMulti}), rounds with no winner: ${none}`,
+    );
+    assert.equal(multi, 0);
+    assert.equal(none, 0);
+    assert.ok(controlMulti > 0, "the naive unlink + createNew takeover must be seen to race");
+  }));
