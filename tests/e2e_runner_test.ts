@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readEvents, runIntendant, sessionOf, spawnIntendant, waitFor } from "./helpers/cli.ts";
 import { withTempDir } from "./helpers/temp.ts";
+import { writeLegacySession } from "./helpers/legacy_session.ts";
 
 type Ev = {
   event: string;
@@ -306,34 +307,32 @@ Deno.test("--resume by prefix and --continue reopen the session, continue turns 
 
 Deno.test("a legacy conversation.jsonl is renumbered on resume with an epoch marker, once", () =>
   withTempDir(async (root) => {
-    const s = sessionOf(await runIntendant(root, ["run", "legacy task"]));
-    const legacy = [
-      { role: "user", content: "legacy task" },
-      { role: "assistant", content: "Legacy reply." },
-      { role: "user", content: "a follow-up" },
-    ];
-    Deno.writeTextFileSync(
-      join(s.dir, "conversation.jsonl"),
-      legacy.map((m) => JSON.stringify(m)).join("\n") + "\n",
-    );
+    const fx = writeLegacySession(join(root, "state", "logs"), { project: root });
+    const s = { id: fx.id, dir: fx.dir };
     assert.equal((await runIntendant(root, ["run", "--resume", s.id, "again"])).code, 0);
     const markers = events(s.dir).filter((e) => e.event === "conversation_message_epoch");
     assert.equal(markers.length, 1);
     const mapping = markers[0]!.data!.mapping as [number, string, string][];
-    assert.deepEqual(mapping.map(([seq, role]) => [seq, role]), [[1, "user"], [2, "assistant"], [
-      3,
-      "user",
-    ]]);
+    assert.deepEqual(mapping.map(([seq, role]) => [seq, role]), [
+      [1, "user"],
+      [2, "assistant"],
+      [3, "user"],
+      [4, "assistant"],
+      [5, "user"],
+    ]);
     for (const [, , h] of mapping) assert.match(h, /^[0-9a-f]{16}$/);
     const conv = conversation(s.dir);
-    assert.deepEqual(conv.slice(0, 3).map((m) => [m.seq, m.provenance]), [[1, "unknown"], [
-      2,
-      "unknown",
-    ], [3, "unknown"]]);
+    assert.deepEqual(conv.slice(0, 5).map((m) => [m.seq, m.provenance]), [
+      [1, "unknown"],
+      [2, "unknown"],
+      [3, "unknown"],
+      [4, "unknown"],
+      [5, "unknown"],
+    ]);
     const resumeRow = lane(s.dir).find((d) =>
       d.provenance === "resume_task" && d.text === "again"
     )!;
-    assert.equal(resumeRow.message_seq, 4);
+    assert.equal(resumeRow.message_seq, 6);
     assert.equal((await runIntendant(root, ["run", "--resume", s.id, "once more"])).code, 0);
     assert.equal(events(s.dir).filter((e) => e.event === "conversation_message_epoch").length, 1);
   }));
@@ -446,3 +445,30 @@ function exists(p: string): boolean {
     return false;
   }
 }
+
+Deno.test("a lost conversation.jsonl never makes a resume reuse a logged seq", () =>
+  withTempDir(async (root) => {
+    const s = sessionOf(await runIntendant(root, ["run", "first"]));
+    Deno.removeSync(join(s.dir, "conversation.jsonl"));
+    assert.equal((await runIntendant(root, ["run", "--resume", s.id, "second"])).code, 0);
+    const seqs = lane(s.dir).map((d) => d.message_seq as number);
+    assert.equal(new Set(seqs).size, seqs.length);
+    assert.deepEqual(seqs, [...seqs].sort((a, b) => a - b));
+  }));
+
+Deno.test("a command whose project directory vanished fails alone; the session completes", () =>
+  withTempDir(async (root) => {
+    const project = join(root, "gone-project");
+    Deno.mkdirSync(project);
+    const s = sessionOf(await runIntendant(root, ["run", "--project", project, "first"]));
+    Deno.removeSync(project);
+    const r = await runIntendant(root, ["run", "--resume", s.id, "again"]);
+    assert.equal(r.code, 0, r.stderr);
+    const fin = events(s.dir).filter((e) => e.event === "command_finished").map((e) =>
+      e.data!.exit_code
+    );
+    assert.deepEqual(fin, [0, 127]);
+    assert.ok(
+      events(s.dir).some((e) => e.event === "error" && /could not start/.test(String(e.message))),
+    );
+  }));

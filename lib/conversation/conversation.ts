@@ -128,6 +128,14 @@ export class Conversation {
     return msg;
   }
 
+  /**
+   * Makes sure future seqs are greater than `seq` (e.g. the highest message_seq the
+   * session log already references, should conversation.jsonl have lost its tail).
+   */
+  reserveThrough(seq: number): void {
+    if (seq + 1 > this.#nextSeq) this.#nextSeq = seq + 1;
+  }
+
   /** Drops every message with seq > `seq`. The counter is NOT rewound. Returns the count dropped. */
   truncateAfter(seq: number): number {
     const keep = this.messages.filter((m) => m.seq <= seq);

@@ -76,7 +76,13 @@ export class Indexer {
   #rederive = new Set<string>();
 
   constructor(o: IndexerOptions) {
-    this.#o = { now: Date.now, intervalMs: 30_000, gcEvery: 120, ...o } as ResolvedIndexerOptions;
+    // Explicit `?? default`: a spread would let an explicit `undefined` erase the default.
+    this.#o = {
+      ...o,
+      now: o.now ?? Date.now,
+      intervalMs: o.intervalMs ?? 30_000,
+      gcEvery: o.gcEvery ?? 120,
+    };
   }
 
   /** True once a sweep has completed (coverage leaves `building`). */

@@ -11,6 +11,7 @@ import { Conversation } from "../conversation/mod.ts";
 import {
   appendEventToDir,
   type FoundSession,
+  readSessionEvents,
   SessionLog,
   type SessionLogOptions,
 } from "../session_log/mod.ts";
@@ -104,6 +105,9 @@ export async function resumeSession(
     );
   }
   const mapping = conversation.ensureSeqsAssigned();
+  // The lane is the authority on seqs already handed out: if conversation.jsonl lost its
+  // tail (or is missing), never reuse a seq the log references.
+  conversation.reserveThrough(await highestLoggedSeq(log.dir));
   if (mapping) {
     await conversation.save(log.dir);
     log.conversationMessageEpoch(mapping);
@@ -131,4 +135,16 @@ export async function resumeSession(
   }, log.dir);
   log.conversationMessageUser(undefined, { seq: msg.seq, provenance: "resume_task", text: o.task });
   return { log, conversation, round };
+}
+
+/** The highest message_seq any conversation_message row in the spine references. */
+async function highestLoggedSeq(dir: string): Promise<number> {
+  const { events } = await readSessionEvents(dir);
+  let max = 0;
+  for (const { event } of events) {
+    if (event.event !== "conversation_message") continue;
+    const seq = (event.data as { message_seq?: unknown } | undefined)?.message_seq;
+    if (typeof seq === "number" && seq > max) max = seq;
+  }
+  return max;
 }

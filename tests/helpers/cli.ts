@@ -95,8 +95,15 @@ export async function waitFor(
 
 /** Reads a session's events as plain objects. */
 export function readEvents(dir: string): Record<string, unknown>[] {
+  // Fixture garbage lines (legacy sessions carry one) are skipped.
   return Deno.readTextFileSync(join(dir, "session.jsonl")).trimEnd().split("\n").filter(Boolean)
-    .map((l) => JSON.parse(l));
+    .flatMap((l) => {
+      try {
+        return [JSON.parse(l)];
+      } catch {
+        return [];
+      }
+    });
 }
 
 /** Parses "session X / dir Y" from a finished run's stdout. */
