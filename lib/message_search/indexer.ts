@@ -17,7 +17,10 @@ import type { Source } from "./record.ts";
 /** Options for {@link Indexer}. */
 export interface IndexerOptions {
   store: Store;
-  extractors: Extractor[];
+  /** The extractors, or a provider re-run at every sweep (roots can change between sweeps). */
+  extractors: Extractor[] | (() => Promise<Extractor[]>);
+  /** Staging entry directories to drain once everything inside them is published. */
+  staging?: () => Promise<string[]>;
   /** Retention window; sessions entirely older are not published. null = forever. */
   windowDays: number | null;
   now?: () => number;
@@ -60,8 +63,8 @@ export interface SourceSweep {
 }
 
 type ResolvedIndexerOptions =
-  & Required<Omit<IndexerOptions, "onProgress" | "logger">>
-  & Pick<IndexerOptions, "onProgress" | "logger">;
+  & Required<Omit<IndexerOptions, "onProgress" | "logger" | "staging">>
+  & Pick<IndexerOptions, "onProgress" | "logger" | "staging">;
 
 export class Indexer {
   readonly #o: ResolvedIndexerOptions;
@@ -152,8 +155,12 @@ export class Indexer {
   }
 
   async #sweepOnce(): Promise<SweepReport> {
-    const { store, extractors } = this.#o;
+    const { store } = this.#o;
+    const extractors = typeof this.#o.extractors === "function"
+      ? await this.#o.extractors()
+      : this.#o.extractors;
     const started = this.#o.now();
+    const discovered: SessionUnit[] = [];
     const manifest = await store.readManifest();
     const updates: ShardUpdate[] = [];
     const sources: Record<string, SourceSweep> = {};
@@ -184,6 +191,7 @@ export class Indexer {
       for (const unit of units) {
         if (seen.has(unit.key)) continue;
         seen.add(unit.key);
+        discovered.push(unit);
         s.units++;
         this.#progress(ex.source, s, started);
         if (manifest.tombstones[unit.key] !== undefined) continue;
@@ -226,6 +234,7 @@ export class Indexer {
     }
     this.#sweeps++;
     if (this.#sweeps % this.#o.gcEvery === 0) await store.gc();
+    if (this.#o.staging) await this.#drainStaging(discovered);
     const report: SweepReport = {
       startedAtMs: started,
       durationMs: this.#o.now() - started,
@@ -318,6 +327,37 @@ export class Indexer {
       meta: out.meta,
       skipped: out.skipped,
     };
+  }
+
+  /**
+   * Removes staging entries whose every transcript file is fully seen: its published
+   * cursor matches the file as it is now, or it is remembered as publishing nothing.
+   */
+  async #drainStaging(units: SessionUnit[]): Promise<void> {
+    const entries = await this.#o.staging!();
+    if (entries.length === 0) return;
+    const manifest = await this.#o.store.readManifest();
+    for (const entry of entries) {
+      const inside = units.filter((u) => u.files.some((f) => f.path.startsWith(entry + "/")));
+      let done = true;
+      for (const u of inside) {
+        const e = manifest.sessions[u.key];
+        const sig = await filesSignature(u);
+        if (this.#nothing.get(u.key) === sig) continue;
+        for (const f of u.files) {
+          if (!f.path.startsWith(entry + "/")) continue;
+          const c = e?.cursors[f.path];
+          const st = await statSource(f.path);
+          if (!st || !c || c.ino !== st.ino || c.size !== st.size) done = false;
+        }
+        if (!done) break;
+      }
+      if (done) {
+        await Deno.remove(entry, { recursive: true }).catch((err) => {
+          this.#o.logger?.(`cannot drain staging entry "${entry}": ${(err as Error).message}`);
+        });
+      }
+    }
   }
 
   #cutoff(): number | null {

@@ -1,0 +1,172 @@
+/**
+ * Which directories a sweep reads, resolved from configuration (paths only; the
+ * environment was read by main.ts). Default mode sweeps the machine-global agent stores
+ * (a Codex or Claude conversation belongs to the machine, not to one daemon home), the
+ * leased-active homes, the staged lease remnants and per-session backend homes persisted
+ * under the logs root. Home-only mode (INTENDANT_MESSAGE_SEARCH_DAEMON_HOME_ONLY) drops the
+ * machine-global stores AND any persisted per-session home at or inside one of them (a
+ * session launched without an explicit home persists the global default, and re-adding it
+ * would reopen the hole); explicit non-default homes are swept wherever they live.
+ * The switch gates root assembly, not query-time filtering.
+ */
+import { join, resolve } from "node:path";
+import { z } from "zod";
+import type { ResolvedConfig } from "../config.ts";
+import { isInside } from "../durable/mod.ts";
+import { normalizeSource, SESSION_ID_GRAMMAR } from "../session_log/mod.ts";
+import type { Source } from "./record.ts";
+
+/** External sources and where their transcripts live under a home. */
+export type ExternalSource = Exclude<Source, "intendant">;
+
+/** One home of one source, and where it came from. */
+export interface SourceHome {
+  source: ExternalSource;
+  path: string;
+  origin: "global" | "leased" | "staged" | "persisted";
+  /** For staged homes: the staging entry directory to drain once published. */
+  stagingEntry?: string;
+}
+
+/** Everything a sweep reads. */
+export interface SourceRoots {
+  logsDir: string;
+  homes: SourceHome[];
+}
+
+export const LEASED_ACTIVE_DIR = "leased-active";
+export const STAGING_DIR = "staging";
+
+/** `<cacheRoot>/leased-active/<lease>.json` */
+export const LeaseRecordSchema = z.object({
+  source: z.string(),
+  home: z.string(),
+  lease_id: z.string().optional(),
+  created_at_ms: z.number().optional(),
+});
+
+/** `<cacheRoot>/staging/<entry>/lease.json`, beside the renamed transcript subdirectories. */
+export const StagingRecordSchema = z.object({
+  source: z.string(),
+  lease_id: z.string().optional(),
+});
+
+/** Resolves the roots of one sweep. Reads only the state root's own small JSON files. */
+export async function resolveSourceRoots(cfg: ResolvedConfig): Promise<SourceRoots> {
+  const homes: SourceHome[] = [];
+  const globals: Record<ExternalSource, string> = {
+    codex: cfg.agentHomes.codex.path,
+    "claude-code": cfg.agentHomes.claude.path,
+    kimi: cfg.agentHomes.kimi.path,
+    pi: cfg.agentHomes.pi.path,
+  };
+  const homeOnly = cfg.messageSearch.homeOnly;
+  if (!homeOnly) {
+    for (const [source, path] of Object.entries(globals)) {
+      homes.push({ source: source as ExternalSource, path, origin: "global" });
+    }
+  }
+  for (
+    const rec of await readJsonDir(
+      join(cfg.messageSearch.cacheRoot, LEASED_ACTIVE_DIR),
+      LeaseRecordSchema,
+    )
+  ) {
+    const source = externalSource(rec.value.source);
+    if (source) homes.push({ source, path: resolve(rec.value.home), origin: "leased" });
+  }
+  for (const entry of await listDirs(join(cfg.messageSearch.cacheRoot, STAGING_DIR))) {
+    const rec = await readJson(join(entry, "lease.json"), StagingRecordSchema);
+    const source = rec ? externalSource(rec.source) : null;
+    if (source) homes.push({ source, path: entry, origin: "staged", stagingEntry: entry });
+  }
+  for (const p of await persistedHomes(cfg.logsDir)) {
+    const globalHome = globals[p.source];
+    // The carve-out: in home-only mode, a persisted home at or inside the machine-global
+    // store is the global store by another name.
+    if (homeOnly && isInside(resolve(p.path), resolve(globalHome))) continue;
+    homes.push({ source: p.source, path: resolve(p.path), origin: "persisted" });
+  }
+  return { logsDir: cfg.logsDir, homes: dedupeHomes(homes) };
+}
+
+function externalSource(raw: string): ExternalSource | null {
+  const s = normalizeSource(raw);
+  return s && s !== "intendant" ? s : null;
+}
+
+function dedupeHomes(homes: SourceHome[]): SourceHome[] {
+  const seen = new Set<string>();
+  return homes.filter((h) => {
+    const k = `${h.source}\0${resolve(h.path)}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+}
+
+const AgentConfigHomeSchema = z.object({ backend: z.string(), backend_home: z.string() });
+
+/** Backend homes recorded by sessions (`session_agent_config.json` {backend, backend_home}). */
+async function persistedHomes(
+  logsDir: string,
+): Promise<{ source: ExternalSource; path: string }[]> {
+  const out: { source: ExternalSource; path: string }[] = [];
+  for (const dir of await listDirs(logsDir)) {
+    if (!SESSION_ID_GRAMMAR.test(dir.split("/").at(-1) ?? "")) continue;
+    const rec = await readJson(join(dir, "session_agent_config.json"), AgentConfigHomeSchema);
+    const source = rec ? externalSource(rec.backend) : null;
+    if (rec && source) out.push({ source, path: rec.backend_home });
+  }
+  return out;
+}
+
+async function listDirs(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) if (e.isDirectory) out.push(join(dir, e.name));
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) return out;
+    throw err;
+  }
+  return out.sort();
+}
+
+async function readJson<T extends z.ZodType>(path: string, schema: T): Promise<z.infer<T> | null> {
+  let text: string;
+  try {
+    const st = await Deno.lstat(path);
+    if (!st.isFile || st.size > 1024 * 1024) return null;
+    text = await Deno.readTextFile(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
+      return null;
+    }
+    throw err;
+  }
+  try {
+    const r = schema.safeParse(JSON.parse(text));
+    return r.success ? r.data : null;
+  } catch {
+    // A broken registry file is ignored, like a missing one.
+    return null;
+  }
+}
+
+async function readJsonDir<T extends z.ZodType>(
+  dir: string,
+  schema: T,
+): Promise<{ name: string; value: z.infer<T> }[]> {
+  const out: { name: string; value: z.infer<T> }[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) {
+      if (!e.isFile || !e.name.endsWith(".json")) continue;
+      const value = await readJson(join(dir, e.name), schema);
+      if (value) out.push({ name: e.name, value });
+    }
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return out;
+    throw err;
+  }
+  return out.sort((a, b) => a.name.localeCompare(b.name));
+}
