@@ -257,6 +257,12 @@ export interface ReadIncrementOptions {
   now?: () => number;
   /** rewrite_epoch of the new cursor when reading from scratch (`from` null). @default 0 */
   rewriteEpoch?: number;
+  /**
+   * Record the whole file's size in the cursor even when the increment stopped early, so
+   * the file classifies "unchanged" until it really changes. For stub cursors of files
+   * that failed closed and must not be re-read. @default false
+   */
+  claimWholeFile?: boolean;
 }
 
 /** A line skipped because it exceeded `maxLineBytes` (length without its "\n"). */
@@ -275,6 +281,8 @@ export interface Increment {
   /** Resume point: may lie past `baseOffset + bytes.length` when a skipped line ended it. */
   cursor: FileCursor;
   oversizedLines: OversizedLine[];
+  /** False when the increment stopped before the end of the file (budget, oversized line). */
+  complete: boolean;
 }
 
 function assertPositiveInt(name: string, value: number): void {
@@ -311,9 +319,13 @@ export async function readIncrement(
     });
     const bytes = concatParts(scan.parts, scan.byteLength);
     const { lines } = splitCompleteLines(bytes, scan.baseOffset, scan.firstLineNo);
+    // Stopped before the end (byte budget, or an oversized line ended the increment): record
+    // the consumed offset as the size, so the next classification sees unread bytes and
+    // says "appended" instead of "unchanged".
+    const cursorStat = scan.early && !options.claimWholeFile ? { ...stat, size: scan.consumedTo } : stat;
     const cursor = await captureCursor(
       handle,
-      stat,
+      cursorStat,
       scan.consumedTo,
       scan.nextLine,
       capturedAt,
@@ -326,6 +338,7 @@ export async function readIncrement(
       lines,
       cursor,
       oversizedLines: scan.oversized,
+      complete: !scan.early,
     };
   } finally {
     await handle.close();
@@ -397,6 +410,8 @@ interface Scan {
   consumedTo: number;
   nextLine: number;
   oversized: OversizedLine[];
+  /** Returned before `end` with complete lines possibly left unread. */
+  early?: boolean;
 }
 
 /**
@@ -451,7 +466,7 @@ async function scanLines(handle: FileHandle, o: ScanOptions): Promise<Scan> {
       if (skipping) {
         skipping = false;
         r.oversized.push({ lineNo: r.nextLine++, bytes: lineLen });
-        if (r.byteLength > 0) return r;
+        if (r.byteLength > 0) return { ...r, early: true };
         r.baseOffset = r.consumedTo;
         r.firstLineNo = r.nextLine;
         continue;
@@ -460,7 +475,7 @@ async function scanLines(handle: FileHandle, o: ScanOptions): Promise<Scan> {
       partial = [];
       r.byteLength += lineLen + 1;
       r.nextLine++;
-      if (r.byteLength >= o.maxBytes) return r;
+      if (r.byteLength >= o.maxBytes) return { ...r, early: true };
     }
   }
   return r;

@@ -323,3 +323,48 @@ Deno.test("cursorFingerprint ignores offsets; cursorWatermark sums them", () => 
   const lite: FileStatLite = { kind: "file", dev: 1, ino: 1, size: 0, mtime_ms: null };
   assert.equal(lite.kind, "file");
 });
+
+Deno.test("an increment stopped by its byte budget leaves the rest to be classified appended", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const f = `${dir}/x.jsonl`;
+    const lines = Array.from(
+      { length: 50 },
+      (_, i) => JSON.stringify({ id: i, pad: "p".repeat(100) }) + "\n",
+    );
+    await Deno.writeTextFile(f, lines.join(""));
+    let cursor = null;
+    let seen = 0;
+    for (let round = 0; round < 100; round++) {
+      const st = await statSource(f);
+      const cls = await classifyCursor(cursor, st, {
+        now: Date.now() + 5000,
+        readRange: (o, l) => readAt(f, o, l),
+      });
+      if (cls.kind === "unchanged") break;
+      const inc = await readIncrement(f, cursor, { maxBytes: 1000 });
+      seen += inc.lines.length;
+      cursor = inc.cursor;
+    }
+    assert.equal(seen, 50);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+async function readAt(path: string, offset: number, len: number): Promise<Uint8Array> {
+  const file = await Deno.open(path);
+  try {
+    await file.seek(offset, Deno.SeekMode.Start);
+    const buf = new Uint8Array(len);
+    let got = 0;
+    while (got < len) {
+      const n = await file.read(buf.subarray(got));
+      if (!n) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  } finally {
+    file.close();
+  }
+}

@@ -13,6 +13,8 @@ export type { IndexerOptions, SourceSweep, SweepProgress, SweepReport } from "./
 export { buildCoverage, LEGACY_MATRIX } from "./coverage.ts";
 export type { Coverage, SourceCoverage } from "./coverage.ts";
 export { createIntendantExtractor, INTENDANT_PARSER_VERSION } from "./extract/intendant.ts";
+export { CODEX_PARSER_VERSION, createCodexExtractor } from "./extract/codex.ts";
+export { createPiExtractor, PI_PARSER_VERSION } from "./extract/pi.ts";
 export type {
   Discovery,
   Extractor,

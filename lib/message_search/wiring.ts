@@ -1,22 +1,28 @@
 /**
  * The production edge of message search: builds the store, the extractors and the
- * indexer from a ResolvedConfig. The only place that decides which roots are swept
- * (the extractors themselves take paths).
+ * indexer from a ResolvedConfig. The only place that decides which roots are swept (the
+ * extractors themselves take paths). Roots are re-resolved at every sweep, so a lease
+ * registered or released while the daemon runs is picked up without a restart.
  */
 import type { ResolvedConfig } from "../config.ts";
 import { openStore, type Store } from "./store/mod.ts";
 import { Indexer, type SweepProgress } from "./indexer.ts";
 import { createIntendantExtractor, INTENDANT_PARSER_VERSION } from "./extract/intendant.ts";
+import { CODEX_PARSER_VERSION, createCodexExtractor } from "./extract/codex.ts";
+import { createPiExtractor, PI_PARSER_VERSION } from "./extract/pi.ts";
 import type { Extractor } from "./extract/types.ts";
+import { type ExternalSource, resolveSourceRoots, type SourceRoots } from "./roots.ts";
 
-/** The store-wide parser version: bumped when any extractor's output changes. */
-export const PARSER_VERSION = INTENDANT_PARSER_VERSION;
+/**
+ * The store-wide parser version. Each extractor's version only ever increases, so their
+ * sum does too: any extractor change rebuilds the index (never an older parser clobbering).
+ */
+export const PARSER_VERSION = INTENDANT_PARSER_VERSION + CODEX_PARSER_VERSION + PI_PARSER_VERSION;
 
 /** A wired index. */
 export interface MessageIndex {
   store: Store;
   indexer: Indexer;
-  extractors: Extractor[];
 }
 
 /** Options for {@link createMessageIndex}. */
@@ -27,9 +33,17 @@ export interface MessageIndexOptions {
   intervalMs?: number;
 }
 
-/** Builds the extractor list for the configured roots. */
-export function buildExtractors(cfg: ResolvedConfig): Extractor[] {
-  return [createIntendantExtractor({ logsDir: cfg.logsDir })];
+function homesOf(roots: SourceRoots, source: ExternalSource): string[] {
+  return roots.homes.filter((h) => h.source === source).map((h) => h.path);
+}
+
+/** Builds the extractors for one set of roots. */
+export function buildExtractors(roots: SourceRoots): Extractor[] {
+  return [
+    createIntendantExtractor({ logsDir: roots.logsDir }),
+    createCodexExtractor({ homes: homesOf(roots, "codex") }),
+    createPiExtractor({ agentDirs: homesOf(roots, "pi") }),
+  ];
 }
 
 /** Opens the store and wires the indexer for `cfg`. */
@@ -43,15 +57,18 @@ export async function createMessageIndex(
     windowDays: cfg.messageSearch.windowDays,
     now: o.now,
   });
-  const extractors = buildExtractors(cfg);
   const indexer = new Indexer({
     store,
-    extractors,
+    extractors: async () => buildExtractors(await resolveSourceRoots(cfg)),
+    staging: async () => {
+      const roots = await resolveSourceRoots(cfg);
+      return [...new Set(roots.homes.filter((h) => h.stagingEntry).map((h) => h.stagingEntry!))];
+    },
     windowDays: cfg.messageSearch.windowDays,
     now: o.now,
     logger: o.logger,
     onProgress: o.onProgress,
     intervalMs: o.intervalMs,
   });
-  return { store, indexer, extractors };
+  return { store, indexer };
 }
