@@ -52,6 +52,8 @@ export function buildCoverage(
   >;
   for (const e of Object.values(manifest.sessions)) {
     const c = sources[e.source];
+    // A shard published empty (a session that blew a bound) still reports why.
+    for (const [k, n] of Object.entries(e.skipped)) c.skipped[k] = (c.skipped[k] ?? 0) + n;
     if (e.records === 0) continue;
     c.sessions++;
     c.records += e.records;
@@ -62,7 +64,6 @@ export function buildCoverage(
       ? e.newest_ts_ms
       : Math.max(c.newest_ts_ms, e.newest_ts_ms);
     if (e.source_gone) c.source_gone++;
-    for (const [k, n] of Object.entries(e.skipped)) c.skipped[k] = (c.skipped[k] ?? 0) + n;
   }
   for (const [src, s] of Object.entries(o.lastReport?.sources ?? {})) {
     const c = sources[src as Source];

@@ -15,6 +15,7 @@ export type { Coverage, SourceCoverage } from "./coverage.ts";
 export { createIntendantExtractor, INTENDANT_PARSER_VERSION } from "./extract/intendant.ts";
 export { CODEX_PARSER_VERSION, createCodexExtractor } from "./extract/codex.ts";
 export { createPiExtractor, PI_PARSER_VERSION } from "./extract/pi.ts";
+export { createKimiExtractor, KIMI_PARSER_VERSION } from "./extract/kimi.ts";
 export type {
   Discovery,
   Extractor,

@@ -10,6 +10,7 @@ import { Indexer, type SweepProgress } from "./indexer.ts";
 import { createIntendantExtractor, INTENDANT_PARSER_VERSION } from "./extract/intendant.ts";
 import { CODEX_PARSER_VERSION, createCodexExtractor } from "./extract/codex.ts";
 import { createPiExtractor, PI_PARSER_VERSION } from "./extract/pi.ts";
+import { createKimiExtractor, KIMI_PARSER_VERSION } from "./extract/kimi.ts";
 import type { Extractor } from "./extract/types.ts";
 import { type ExternalSource, resolveSourceRoots, type SourceRoots } from "./roots.ts";
 
@@ -17,7 +18,8 @@ import { type ExternalSource, resolveSourceRoots, type SourceRoots } from "./roo
  * The store-wide parser version. Each extractor's version only ever increases, so their
  * sum does too: any extractor change rebuilds the index (never an older parser clobbering).
  */
-export const PARSER_VERSION = INTENDANT_PARSER_VERSION + CODEX_PARSER_VERSION + PI_PARSER_VERSION;
+export const PARSER_VERSION = INTENDANT_PARSER_VERSION + CODEX_PARSER_VERSION + PI_PARSER_VERSION +
+  KIMI_PARSER_VERSION;
 
 /** A wired index. */
 export interface MessageIndex {
@@ -42,6 +44,7 @@ export function buildExtractors(roots: SourceRoots): Extractor[] {
   return [
     createIntendantExtractor({ logsDir: roots.logsDir }),
     createCodexExtractor({ homes: homesOf(roots, "codex") }),
+    createKimiExtractor({ homes: homesOf(roots, "kimi") }),
     createPiExtractor({ agentDirs: homesOf(roots, "pi") }),
   ];
 }
