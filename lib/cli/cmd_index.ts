@@ -31,6 +31,7 @@ export const indexCommand: Command = {
       windowDays: cfg.messageSearch.windowDays,
       lastSweepAtMs: indexer.lastSweepAtMs,
       lastReport: report,
+      unpublished: indexer.unpublishedSkips(),
     });
     if (boolFlag(args, "json")) io.stdout(JSON.stringify({ report, coverage }, null, 2) + "\n");
     else io.stdout(formatCoverage(coverage, report, cfg.messageSearch.storeRoot));

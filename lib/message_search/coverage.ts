@@ -44,6 +44,8 @@ export function buildCoverage(
     windowDays: number | null;
     lastSweepAtMs: number | null;
     lastReport: SweepReport | null;
+    /** Skips of sessions that published nothing (Indexer.unpublishedSkips()). */
+    unpublished?: Partial<Record<Source, Record<string, number>>>;
   },
 ): Coverage {
   const sources = Object.fromEntries(SOURCES.map((s) => [s, empty()])) as Record<
@@ -73,6 +75,11 @@ export function buildCoverage(
       // Discovery skips are not in any shard; read skips of published shards already are.
       if (k.startsWith("discovery:")) c.skipped[k] = (c.skipped[k] ?? 0) + n;
     }
+  }
+  for (const [src, skipped] of Object.entries(o.unpublished ?? {})) {
+    const c = sources[src as Source];
+    if (!c) continue;
+    for (const [k, n] of Object.entries(skipped)) c.skipped[k] = (c.skipped[k] ?? 0) + n;
   }
   return {
     state: o.ready ? "ready" : "building",

@@ -322,7 +322,9 @@ export async function readIncrement(
     // Stopped before the end (byte budget, or an oversized line ended the increment): record
     // the consumed offset as the size, so the next classification sees unread bytes and
     // says "appended" instead of "unchanged".
-    const cursorStat = scan.early && !options.claimWholeFile ? { ...stat, size: scan.consumedTo } : stat;
+    const cursorStat = scan.early && !options.claimWholeFile
+      ? { ...stat, size: scan.consumedTo }
+      : stat;
     const cursor = await captureCursor(
       handle,
       cursorStat,

@@ -76,6 +76,8 @@ export class Indexer {
   #stopped = false;
   /** key → signature of the files when they last published nothing. */
   #nothing = new Map<string, string>();
+  /** Skips found in sessions that published nothing (e.g. a Kimi session over a bound). */
+  #unpublishedSkips = new Map<string, { source: Source; skipped: Record<string, number> }>();
   #rederive = new Set<string>();
 
   constructor(o: IndexerOptions) {
@@ -99,6 +101,16 @@ export class Indexer {
 
   get lastSweepAtMs(): number | null {
     return this.#lastDoneAt;
+  }
+
+  /** Skip counts of sessions that published nothing, per source (for coverage). */
+  unpublishedSkips(): Partial<Record<Source, Record<string, number>>> {
+    const out: Partial<Record<Source, Record<string, number>>> = {};
+    for (const { source, skipped } of this.#unpublishedSkips.values()) {
+      const into = (out[source] ??= {});
+      for (const [k, n] of Object.entries(skipped)) into[k] = (into[k] ?? 0) + n;
+    }
+    return out;
   }
 
   /** Forces a full re-derivation of these sessions on the next sweep (corrupt segments). */
@@ -309,12 +321,17 @@ export class Indexer {
       out.kind === "replace" && !entry &&
       (out.records.length === 0 || (cutoff !== null && newest < cutoff))
     ) {
-      // Nothing said yet, or all of it older than the window: remember in process only.
+      // Nothing said yet, or all of it older than the window: remember in process only,
+      // with why (a session that blew a bound is reported in coverage, not silently lost).
       s.nothing++;
       this.#nothing.set(unit.key, await filesSignature(unit));
+      if (Object.keys(out.skipped).length > 0) {
+        this.#unpublishedSkips.set(unit.key, { source: unit.source, skipped: out.skipped });
+      } else this.#unpublishedSkips.delete(unit.key);
       return null;
     }
     this.#nothing.delete(unit.key);
+    this.#unpublishedSkips.delete(unit.key);
     return {
       kind: out.kind,
       ...common,

@@ -16,6 +16,7 @@ export { createIntendantExtractor, INTENDANT_PARSER_VERSION } from "./extract/in
 export { CODEX_PARSER_VERSION, createCodexExtractor } from "./extract/codex.ts";
 export { createPiExtractor, PI_PARSER_VERSION } from "./extract/pi.ts";
 export { createKimiExtractor, KIMI_PARSER_VERSION } from "./extract/kimi.ts";
+export { CLAUDE_PARSER_VERSION, createClaudeExtractor } from "./extract/claude.ts";
 export type {
   Discovery,
   Extractor,

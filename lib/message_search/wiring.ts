@@ -11,6 +11,8 @@ import { createIntendantExtractor, INTENDANT_PARSER_VERSION } from "./extract/in
 import { CODEX_PARSER_VERSION, createCodexExtractor } from "./extract/codex.ts";
 import { createPiExtractor, PI_PARSER_VERSION } from "./extract/pi.ts";
 import { createKimiExtractor, KIMI_PARSER_VERSION } from "./extract/kimi.ts";
+import { CLAUDE_PARSER_VERSION, createClaudeExtractor } from "./extract/claude.ts";
+import { join } from "node:path";
 import type { Extractor } from "./extract/types.ts";
 import { type ExternalSource, resolveSourceRoots, type SourceRoots } from "./roots.ts";
 
@@ -19,7 +21,7 @@ import { type ExternalSource, resolveSourceRoots, type SourceRoots } from "./roo
  * sum does too: any extractor change rebuilds the index (never an older parser clobbering).
  */
 export const PARSER_VERSION = INTENDANT_PARSER_VERSION + CODEX_PARSER_VERSION + PI_PARSER_VERSION +
-  KIMI_PARSER_VERSION;
+  KIMI_PARSER_VERSION + CLAUDE_PARSER_VERSION;
 
 /** A wired index. */
 export interface MessageIndex {
@@ -44,6 +46,10 @@ export function buildExtractors(roots: SourceRoots): Extractor[] {
   return [
     createIntendantExtractor({ logsDir: roots.logsDir }),
     createCodexExtractor({ homes: homesOf(roots, "codex") }),
+    // Claude homes are CLAUDE_CONFIG_DIR roots (or staged entries holding projects/).
+    createClaudeExtractor({
+      projectRoots: homesOf(roots, "claude-code").map((h) => join(h, "projects")),
+    }),
     createKimiExtractor({ homes: homesOf(roots, "kimi") }),
     createPiExtractor({ agentDirs: homesOf(roots, "pi") }),
   ];
