@@ -9,6 +9,9 @@ import { runCommandCli } from "./cmd_run.ts";
 import { ctlCommand } from "./cmd_ctl.ts";
 import { indexCommand } from "./cmd_index.ts";
 import { deleteCommand } from "./cmd_delete.ts";
+import { serveCommand } from "./cmd_serve.ts";
+import { searchCommand } from "./cmd_search.ts";
+import { sessionsCommand } from "./cmd_sessions.ts";
 
 export type { CliIo, Command } from "./io.ts";
 export * from "./exit_codes.ts";
@@ -18,9 +21,12 @@ export const VERSION = "0.1.0";
 
 /** The subcommands, in help order. */
 export const COMMANDS: readonly Command[] = [
+  serveCommand,
+  searchCommand,
+  sessionsCommand,
+  indexCommand,
   runCommandCli,
   ctlCommand,
-  indexCommand,
   deleteCommand,
 ];
 
@@ -29,7 +35,7 @@ function helpText(): string {
   const lines = COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`);
   return `intendant ${VERSION}: keeps and searches the conversations of AI coding agents
 
-usage: intendant <command> [flags]
+usage: intendant [command] [flags]      (no command: serve)
 
 commands:
 ${lines.join("\n")}
@@ -42,15 +48,18 @@ flags:
 
 /** Runs one CLI invocation; returns the exit code. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const [first, ...rest] = argv;
-  if (first === undefined || first === "--help" || first === "-h" || first === "help") {
+  if (argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
     io.stdout(helpText());
-    return first === undefined ? EXIT_USAGE : EXIT_OK;
+    return EXIT_OK;
   }
-  if (first === "--version" || first === "-V") {
+  if (argv[0] === "--version" || argv[0] === "-V") {
     io.stdout(`intendant ${VERSION}\n`);
     return EXIT_OK;
   }
+  // `serve` is the default command: no arguments, or flags only, mean serve.
+  const [first, ...rest] = argv[0] === undefined || argv[0].startsWith("-")
+    ? ["serve", ...argv]
+    : argv;
   const cmd = COMMANDS.find((c) => c.name === first);
   if (!cmd) {
     io.stderr(`intendant: unknown command "${first}"\nhint: see \`intendant --help\`\n`);

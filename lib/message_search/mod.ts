@@ -13,6 +13,7 @@ export type { IndexerOptions, SourceSweep, SweepProgress, SweepReport } from "./
 export { buildCoverage, LEGACY_MATRIX } from "./coverage.ts";
 export type { Coverage, SourceCoverage } from "./coverage.ts";
 export { createIntendantExtractor, INTENDANT_PARSER_VERSION } from "./extract/intendant.ts";
+export { SPAN_HASH_MAX_BYTES } from "./extract/intendant_events.ts";
 export { CODEX_PARSER_VERSION, createCodexExtractor } from "./extract/codex.ts";
 export { createPiExtractor, PI_PARSER_VERSION } from "./extract/pi.ts";
 export { createKimiExtractor, KIMI_PARSER_VERSION } from "./extract/kimi.ts";
@@ -31,3 +32,4 @@ export { resolveSourceRoots } from "./roots.ts";
 export type { ExternalSource, SourceHome, SourceRoots } from "./roots.ts";
 export { registerLeasedHome, releaseLeasedHome, TRANSCRIPT_SUBDIRS } from "./lease.ts";
 export type { ReleaseReport } from "./lease.ts";
+export * from "./query/mod.ts";

@@ -65,6 +65,7 @@ export async function createMessageIndex(
     parserVersion: PARSER_VERSION,
     windowDays: cfg.messageSearch.windowDays,
     now: o.now,
+    cacheReads: true,
   });
   const indexer = new Indexer({
     store,

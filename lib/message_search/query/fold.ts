@@ -5,8 +5,9 @@
  * exactly one original character, so a match in folded text maps back to whole original
  * characters, and highlight ranges are BYTE offsets into the ORIGINAL UTF-8 text (the
  * client never re-derives them). NFC and NFD spellings of the same text fold equal.
- * The fast path (ASCII) is a table lookup; only non-ASCII characters pay for
- * toLowerCase + normalize, and their folds are memoized.
+ * Speed: ASCII-only text folds with one native toLowerCase; mixed text lowercases its
+ * ASCII runs natively and folds only non-ASCII runs per character (toLowerCase +
+ * normalize, memoized per code point); foldWithMap fills typed arrays directly.
  */
 
 const memo = new Map<number, string>();
@@ -22,14 +23,27 @@ export function foldChar(cp: number): string {
   return f;
 }
 
+/** Runs of non-ASCII units (the only part of mixed text folded per character). */
+// deno-lint-ignore no-control-regex
+const NON_ASCII_RUN = /[^\x00-\x7f]+/g;
+
 /** Folds a whole string (no map): what the arena stores and needles are matched as. */
 export function fold(text: string): string {
   // ASCII-only strings (the common case) fold with one native call.
   // deno-lint-ignore no-control-regex
   if (/^[\x00-\x7f]*$/.test(text)) return text.toLowerCase();
+  // Mixed text: ASCII runs still lowercase natively (identical to per-char there); only
+  // non-ASCII runs go character by character. Never lowercase a non-ASCII run as a whole:
+  // context-sensitive rules (final sigma) would fold differently than per character.
   let out = "";
-  for (const ch of text) out += foldChar(ch.codePointAt(0)!);
-  return out;
+  let last = 0;
+  NON_ASCII_RUN.lastIndex = 0;
+  for (let m = NON_ASCII_RUN.exec(text); m !== null; m = NON_ASCII_RUN.exec(text)) {
+    out += text.slice(last, m.index).toLowerCase();
+    for (const ch of m[0]) out += foldChar(ch.codePointAt(0)!);
+    last = NON_ASCII_RUN.lastIndex;
+  }
+  return out + text.slice(last).toLowerCase();
 }
 
 /** Folded text with, per folded UTF-16 unit, the original UTF-8 byte span of its character. */
@@ -45,27 +59,34 @@ export interface FoldMap {
 
 /** Folds `text` keeping the exact map back to original byte offsets. */
 export function foldWithMap(text: string): FoldMap {
-  const starts: number[] = [];
-  const ends: number[] = [];
-  let folded = "";
+  const folded = fold(text);
+  const n = folded.length;
+  const byteStart = new Uint32Array(n);
+  const byteEnd = new Uint32Array(n);
+  // ASCII: one unit, one byte, one folded unit per character (the common case for hits).
+  // deno-lint-ignore no-control-regex
+  if (/^[\x00-\x7f]*$/.test(text)) {
+    for (let i = 0; i < n; i++) {
+      byteStart[i] = i;
+      byteEnd[i] = i + 1;
+    }
+    return { folded, byteStart, byteEnd, byteLength: n };
+  }
+  let k = 0;
   let byte = 0;
-  for (const ch of text) {
-    const cp = ch.codePointAt(0)!;
+  for (let i = 0; i < text.length;) {
+    // A lone surrogate is its own "character" (codePointAt returns it; UTF-8 writes U+FFFD, 3 bytes).
+    const cp = text.codePointAt(i)!;
     const len = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-    const f = foldChar(cp);
-    folded += f;
-    for (let i = 0; i < f.length; i++) {
-      starts.push(byte);
-      ends.push(byte + len);
+    const units = cp < 0x80 ? 1 : foldChar(cp).length;
+    for (let j = 0; j < units; j++, k++) {
+      byteStart[k] = byte;
+      byteEnd[k] = byte + len;
     }
     byte += len;
+    i += cp > 0xffff ? 2 : 1;
   }
-  return {
-    folded,
-    byteStart: Uint32Array.from(starts),
-    byteEnd: Uint32Array.from(ends),
-    byteLength: byte,
-  };
+  return { folded, byteStart, byteEnd, byteLength: byte };
 }
 
 /**

@@ -37,6 +37,7 @@ import {
 } from "./gc.ts";
 import {
   emptyManifest,
+  MANIFEST_FILE,
   quarantineManifest,
   readManifestFile,
   writeManifest,
@@ -71,6 +72,14 @@ export interface StoreOptions {
   lock?: "flock" | "none";
   /** @default DEFAULT_LOCK_WAIT_MS */
   lockWaitMs?: number;
+  /**
+   * Share one parsed manifest between readers until the file's identity (dev, ino, size,
+   * mtime) changes. Every publish renames a new file in, so the identity changes with
+   * every revision; only an in-place edit within one millisecond could go unseen, which
+   * our writers never do. Off by default so fault tests see every on-disk change.
+   * @default false
+   */
+  cacheReads?: boolean;
 }
 
 /** An open shard store. */
@@ -120,7 +129,16 @@ export async function openStore(o: StoreOptions): Promise<Store> {
   await fs.mkdir(genDir, 0o700);
   await removeOrphanTemps(root, { fs, now });
   await removeOrphanTemps(genDir, { fs, now });
-  return new ShardStore({ root, fs, now, lock, lockWaitMs, pv: o.parserVersion, windowDays: w });
+  return new ShardStore({
+    root,
+    fs,
+    now,
+    lock,
+    lockWaitMs,
+    pv: o.parserVersion,
+    windowDays: w,
+    cacheReads: o.cacheReads ?? false,
+  });
 }
 
 interface StoreConfig {
@@ -131,6 +149,7 @@ interface StoreConfig {
   lockWaitMs: number;
   pv: number;
   windowDays: number | null;
+  cacheReads: boolean;
 }
 
 class ShardStore implements Store {
@@ -147,8 +166,16 @@ class ShardStore implements Store {
   }
 
   async readManifest(): Promise<Manifest> {
+    // Readers (every query, every sweep) share one parsed manifest until the file changes.
+    // A publish replaces manifest.json by rename, so its identity changes with every
+    // revision; the returned object is shared and must not be mutated.
+    const key = this.#c.cacheReads ? await this.#manifestIdentity() : null;
+    if (key !== null && this.#readCache?.key === key) return this.#readCache.manifest;
     const r = await readManifestFile(this.#c.fs, this.root);
-    if (r.kind === "ok") return r.manifest;
+    if (r.kind === "ok") {
+      this.#readCache = key === null ? null : { key, manifest: r.manifest };
+      return r.manifest;
+    }
     if (r.kind === "missing") return emptyManifest(this.#c.pv, 0, this.#nowMs());
     // Corrupt. Quarantine only while holding the lock: an unlocked rename could move
     // aside a good manifest a writer renamed in after our read. If a writer holds the
@@ -166,6 +193,18 @@ class ShardStore implements Store {
       return await this.#loadLocked();
     } finally {
       handle.release();
+    }
+  }
+
+  #readCache: { key: string; manifest: Manifest } | null = null;
+
+  async #manifestIdentity(): Promise<string | null> {
+    try {
+      const st = await this.#c.fs.stat(join(this.root, MANIFEST_FILE));
+      return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return null;
+      throw err;
     }
   }
 

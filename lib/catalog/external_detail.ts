@@ -1,0 +1,102 @@
+/**
+ * An external session's detail model, from its shard alone (the catalog never re-reads
+ * another tool's files): every segment's records in source order with superseded flags
+ * from deriveActive, and one `cut` row per supersession mark placed where it was written
+ * (after the `after_order` records that existed then). Generations are content-named and
+ * immutable, so the segments named by one manifest read form a consistent snapshot; a
+ * generation collected between the manifest read and the load is retried once against a
+ * fresh manifest.
+ */
+import { NotFoundError } from "../errors.ts";
+import {
+  capText,
+  deriveActive,
+  type ManifestEntry,
+  type MessageRecord,
+  type Store,
+  type SupersessionMark,
+} from "../message_search/mod.ts";
+import { type DetailEntry, ENTRY_TEXT_CAP_BYTES } from "./types.ts";
+
+/** One row: a record (with its derived active flag) or a mark. */
+export type ExternalRow =
+  | { kind: "record"; rec: MessageRecord; active: boolean }
+  | { kind: "cut"; mark: SupersessionMark };
+
+/** What the detail view and jump-to-hit need from one external session. */
+export interface ExternalModel {
+  entry: ManifestEntry;
+  rows: ExternalRow[];
+}
+
+async function loadOnce(store: Store, key: string): Promise<ExternalModel> {
+  const m = await store.readManifest();
+  const entry = Object.hasOwn(m.sessions, key) ? m.sessions[key] : undefined;
+  if (!entry) throw new NotFoundError(`No session "${key}"`);
+  const records: MessageRecord[] = [];
+  const marks: SupersessionMark[] = [];
+  for (const g of entry.generations) {
+    const seg = await store.loadSegment(g);
+    records.push(...seg.records);
+    marks.push(...seg.marks);
+  }
+  records.sort((a, b) => a.order - b.order);
+  const active = deriveActive(records, marks);
+  const sorted = [...marks].sort((a, b) => a.after_order - b.after_order);
+  const rows: ExternalRow[] = [];
+  let k = 0;
+  records.forEach((rec, i) => {
+    while (k < sorted.length && sorted[k]!.after_order <= rec.order) {
+      rows.push({ kind: "cut", mark: sorted[k++]! });
+    }
+    rows.push({ kind: "record", rec, active: active[i]! });
+  });
+  while (k < sorted.length) rows.push({ kind: "cut", mark: sorted[k++]! });
+  return { entry, rows };
+}
+
+/** Loads the model of the external session `key` (NotFoundError when not in the index). */
+export async function loadExternal(store: Store, key: string): Promise<ExternalModel> {
+  try {
+    return await loadOnce(store, key);
+  } catch (err) {
+    // A generation GC'd between our manifest read and its load: a newer manifest names
+    // the shard's current generations.
+    if (!(err instanceof NotFoundError) || err.message.startsWith("No session")) throw err;
+    return await loadOnce(store, key);
+  }
+}
+
+/** Turns rows [offset, offset + n) into entries. */
+export function externalEntries(rows: readonly ExternalRow[], offset: number): DetailEntry[] {
+  return rows.map((r, i): DetailEntry => {
+    if (r.kind === "cut") {
+      return { index: offset + i, kind: "cut", ts_ms: null, detail: { ...r.mark } };
+    }
+    const { rec } = r;
+    const c = capText(rec.text, ENTRY_TEXT_CAP_BYTES);
+    const detail: Record<string, unknown> = {
+      file: rec.locator.kind === "external_record_id" || rec.locator.kind === "external_line"
+        ? rec.locator.file
+        : undefined,
+      generation: rec.generation,
+      record_truncated: rec.truncated,
+    };
+    if (c.truncated) detail.text_truncated = true;
+    if (rec.seq !== undefined) detail.seq = rec.seq;
+    if (rec.user_turn !== undefined) detail.user_turn = rec.user_turn;
+    const e: DetailEntry = {
+      index: offset + i,
+      kind: "message",
+      ts_ms: rec.ts_ms,
+      role: rec.role,
+      text: c.text,
+      superseded: !r.active,
+      subagent: rec.subagent,
+      record_id: rec.id,
+      detail,
+    };
+    if (rec.locator.kind === "external_line") e.line = rec.locator.line;
+    return e;
+  });
+}

@@ -1,0 +1,144 @@
+/**
+ * The paged session detail read with jump-to-hit (spec "Jump-to-hit"). Order matters for
+ * safety: the `locate=` value is decoded first (malformed → MalformedLocatorError, 400,
+ * before anything is read), then the key is checked against its grammar and resolved,
+ * and only then is the session read. A well-formed locator never throws: it resolves
+ * (the page, when no explicit offset was asked for, is centered on the anchored entry)
+ * or degrades to stale/unavailable with the page served exactly as unanchored.
+ * entry_index is the anchor's position in the returned entries (outside [0, length)
+ * when an explicit offset put it off the page); total_index its position in the full list.
+ */
+import { decodeLocator, type Locator } from "../message_search/mod.ts";
+import { applyNameOverlays, normalizeName, readNameOverlays } from "../session_log/mod.ts";
+import { externalEntries, loadExternal } from "./external_detail.ts";
+import { externalSummary, nativeSummary } from "./list_sessions.ts";
+import { type Anchor, locateNative } from "./locate_native.ts";
+import { locateExternal } from "./locate_external.ts";
+import { hydrateNative, loadNative, type NativeModel } from "./native_detail.ts";
+import { lastEventMs } from "./native_facts.ts";
+import { resolveSessionKey } from "./resolve_key.ts";
+import {
+  type CatalogDeps,
+  DETAIL_DEFAULT_LIMIT,
+  DETAIL_MAX_LIMIT,
+  type DetailEntry,
+  type LocateResult,
+  MalformedLocatorError,
+  type SessionDetail,
+  type SessionSummary,
+} from "./types.ts";
+
+/** Options for {@link sessionDetail}. */
+export interface DetailOptions {
+  /** Explicit page start; without it a resolved locate centers the page. */
+  offset?: number;
+  /** @default DETAIL_DEFAULT_LIMIT (at most DETAIL_MAX_LIMIT) */
+  limit?: number;
+  /** The locator JSON itself, or base64url of it. */
+  locate?: string | null;
+}
+
+/** Decodes a `locate=` value; MalformedLocatorError when it is not a locator. */
+export function parseLocate(param: unknown): Locator {
+  if (typeof param !== "string") {
+    throw new MalformedLocatorError("Invalid locate: expected a string");
+  }
+  const loc = decodeLocator(param);
+  if (!loc) {
+    throw new MalformedLocatorError(
+      `Invalid locate (${param.length} chars): expected a locator as JSON or base64url of it`,
+    );
+  }
+  return loc;
+}
+
+function checkPaging(o: DetailOptions): { offset: number | undefined; limit: number } {
+  const { offset, limit = DETAIL_DEFAULT_LIMIT } = o;
+  if (!Number.isInteger(limit) || limit < 1 || limit > DETAIL_MAX_LIMIT) {
+    throw new RangeError(`Invalid limit "${limit}": expected 1-${DETAIL_MAX_LIMIT}`);
+  }
+  if (offset !== undefined && (!Number.isInteger(offset) || offset < 0)) {
+    throw new RangeError(`Invalid offset "${offset}": expected a non-negative integer`);
+  }
+  return { offset, limit };
+}
+
+async function nativeSessionSummary(id: string, m: NativeModel): Promise<SessionSummary> {
+  // The listing's definition of updated_ms, so list and detail always agree.
+  const last = await lastEventMs(m.dir);
+  const updated = last === "missing" ? m.meta?.created_at_ms ?? null : last;
+  let parent: string | null = null;
+  for (const { event } of m.events) {
+    const d = event.data as { child_id?: unknown; parent_id?: unknown } | undefined;
+    if (
+      event.event === "session_relationship" && d?.child_id === id &&
+      typeof d.parent_id === "string"
+    ) {
+      parent = d.parent_id;
+    }
+  }
+  const s = nativeSummary({
+    id,
+    dir: m.dir,
+    meta: m.meta,
+    updatedMs: updated ?? m.meta?.created_at_ms ?? null,
+  });
+  return {
+    ...s,
+    message_count: m.rows.filter((r) => r.kind === "message").length,
+    parent_session_id: parent,
+  };
+}
+
+function pageStart(
+  total: number,
+  limit: number,
+  anchorRow: number | null,
+  explicit?: number,
+): number {
+  if (explicit !== undefined) return explicit;
+  if (anchorRow === null) return 0;
+  return Math.max(0, Math.min(anchorRow - Math.floor(limit / 2), total - limit));
+}
+
+function toResult(a: Anchor, offset: number): LocateResult {
+  if (a.state !== "resolved") return a;
+  return { state: "resolved", entry_index: a.row - offset, total_index: a.row, anchor: a.anchor };
+}
+
+/** Reads one page of a session's detail, optionally anchored on a locator. */
+export async function sessionDetail(
+  d: CatalogDeps,
+  key: string,
+  o: DetailOptions = {},
+): Promise<SessionDetail> {
+  const { offset: explicit, limit } = checkPaging(o);
+  const loc = o.locate === undefined || o.locate === null ? null : parseLocate(o.locate);
+  const s = await resolveSessionKey(d, key);
+  const overlays = await readNameOverlays(d.namesPath);
+  let session: SessionSummary;
+  let total: number;
+  let anchor: Anchor | null = null;
+  let page: (offset: number) => Promise<DetailEntry[]>;
+  if (s.source === "intendant") {
+    const m = await loadNative(s.dir!);
+    session = await nativeSessionSummary(s.session_id, m);
+    total = m.rows.length;
+    if (loc) anchor = await locateNative(m, loc);
+    page = (offset) => hydrateNative(m.dir, m.rows.slice(offset, offset + limit), offset);
+  } else {
+    const m = await loadExternal(d.store, s.key);
+    session = externalSummary(s.key, m.entry);
+    total = m.rows.length;
+    if (loc) anchor = locateExternal(m, loc);
+    page = (offset) =>
+      Promise.resolve(externalEntries(m.rows.slice(offset, offset + limit), offset));
+  }
+  const named = applyNameOverlays([session], overlays)[0] ?? session;
+  session = { ...named, name: normalizeName(named.name) };
+  const anchorRow = anchor?.state === "resolved" ? anchor.row : null;
+  const offset = pageStart(total, limit, anchorRow, explicit);
+  const out: SessionDetail = { session, entries: await page(offset), offset, total };
+  if (anchor) out.locate = toResult(anchor, offset);
+  return out;
+}

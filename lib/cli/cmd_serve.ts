@@ -1,0 +1,37 @@
+/**
+ * `intendant serve` (the default command): serves the dashboard and the API on
+ * 127.0.0.1, runs the indexer, prints the tokenized URL, and shuts down cleanly on
+ * SIGINT/SIGTERM (daemon.json removed, indexer stopped).
+ */
+import { resolveConfig } from "../config.ts";
+import { startDaemon } from "../server/mod.ts";
+import { numberFlag, parseArgs } from "./parse_args.ts";
+import type { CliIo, Command } from "./io.ts";
+import { EXIT_OK } from "./exit_codes.ts";
+
+export const serveCommand: Command = {
+  name: "serve",
+  summary: "serve the dashboard and API on 127.0.0.1 and keep the message index fresh (default)",
+  usage: "intendant serve [--port N]   (0 picks a free port)",
+  async run(argv: string[], io: CliIo): Promise<number> {
+    const args = parseArgs(argv, { port: { type: "number" } });
+    const port = numberFlag(args, "port");
+    if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+      throw new RangeError(`Invalid --port "${port}": expected 0-65535`);
+    }
+    const cfg = resolveConfig(io.env, { cwd: io.cwd, port });
+    const daemon = await startDaemon(cfg, {
+      logger: (l) => io.stderr(l + "\n"),
+    });
+    io.stdout(
+      `Intendant is serving ${daemon.url}\nOpen: ${daemon.url}?token=${daemon.token}\n(the token is also in ${cfg.daemonJsonPath})\n`,
+    );
+    const stop = () => void daemon.shutdown();
+    const signals: Deno.Signal[] = io.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+    for (const s of signals) Deno.addSignalListener(s, stop);
+    await daemon.finished;
+    await daemon.shutdown();
+    for (const s of signals) Deno.removeSignalListener(s, stop);
+    return EXIT_OK;
+  },
+};

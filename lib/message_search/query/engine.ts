@@ -1,0 +1,137 @@
+/**
+ * The message search engine: the pure core behind GET /api/sessions/message-search and
+ * `intendant search`. One engine per store; it owns the resident arena and the scan
+ * order of the latest manifest revision. A search:
+ *  1. validates the request (RangeError/TypeError → 400) and reads the manifest;
+ *  2. verifies a cursor: bad MAC, malformed, oversized or minted for another request →
+ *     InvalidCursorError (400); minted against another manifest revision →
+ *     CursorExpiredError (410) — any publish between pages expires every cursor, so a
+ *     page can never silently skip or repeat a session that moved;
+ *  3. scans (run_scan.ts) under the time and fresh-load budgets and renders the page
+ *     (render.ts) under the response budget.
+ * Never logs and never puts q into an error message. Concurrent searches share the
+ * arena (and its in-flight loads); nothing else is mutable across calls.
+ */
+import { DAY_MS } from "../store/mod.ts";
+import { Arena } from "./arena.ts";
+import { CursorExpiredError, InvalidCursorError } from "./errors.ts";
+import { normalizeRequest } from "./normalize_request.ts";
+import { renderPage } from "./render.ts";
+import { runScan } from "./run_scan.ts";
+import { buildPlan, type ScanPlan } from "./scan_plan.ts";
+import { type CursorPosition, fingerprintOf, mintCursor, openCursor } from "./search_cursor.ts";
+import {
+  DEFAULT_ARENA_BYTES,
+  DEFAULT_FRESH_LOAD_BUDGET_BYTES,
+  DEFAULT_RESPONSE_BUDGET_BYTES,
+  DEFAULT_TIME_BUDGET_MS,
+  type SearchEngine,
+  type SearchEngineOptions,
+  type SearchRequest,
+  type SearchResponse,
+} from "./types.ts";
+
+/** Shortest cursor key accepted, in bytes. */
+export const CURSOR_KEY_MIN_BYTES = 16;
+
+type NumericOption = "arenaBytes" | "timeBudgetMs" | "responseBudgetBytes" | "freshLoadBudgetBytes";
+
+/** `o[name]` or its default, checked: positive (the time budget may be 0). */
+function numeric(o: SearchEngineOptions, { name, dflt }: { name: NumericOption; dflt: number }) {
+  const v = o[name] ?? dflt;
+  const allowZero = name === "timeBudgetMs";
+  if (typeof v !== "number" || !Number.isFinite(v) || v < 0 || (!allowZero && v === 0)) {
+    throw new RangeError(
+      `"${name}" must be a ${allowZero ? "non-negative" : "positive"} number: got "${v}"`,
+    );
+  }
+  return v;
+}
+
+/** Creates a search engine over `o.store`. */
+export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
+  const { store, windowDays, cursorKey, now = Date.now, isReady = () => true } = o;
+  if (!store || typeof store.readManifest !== "function") {
+    throw new TypeError("Search engine needs a store");
+  }
+  const readManifest = o.readManifest ?? (() => store.readManifest());
+  if (windowDays !== null && !(Number.isFinite(windowDays) && windowDays > 0)) {
+    throw new RangeError(`Retention window must be positive days or null: got "${windowDays}"`);
+  }
+  if (!(cursorKey instanceof Uint8Array) || cursorKey.length < CURSOR_KEY_MIN_BYTES) {
+    throw new RangeError(`Cursor key must be at least ${CURSOR_KEY_MIN_BYTES} bytes`);
+  }
+  const key = new Uint8Array(cursorKey);
+  const timeBudgetMs = numeric(o, { name: "timeBudgetMs", dflt: DEFAULT_TIME_BUDGET_MS });
+  const responseBudgetBytes = numeric(o, {
+    name: "responseBudgetBytes",
+    dflt: DEFAULT_RESPONSE_BUDGET_BYTES,
+  });
+  const freshLoadBudgetBytes = numeric(o, {
+    name: "freshLoadBudgetBytes",
+    dflt: DEFAULT_FRESH_LOAD_BUDGET_BYTES,
+  });
+  const arena = new Arena(numeric(o, { name: "arenaBytes", dflt: DEFAULT_ARENA_BYTES }));
+  let plan: ScanPlan | null = null;
+
+  async function search(req: SearchRequest): Promise<SearchResponse> {
+    const startedAt = performance.now();
+    const took = () => Math.round((performance.now() - startedAt) * 100) / 100;
+    const nreq = normalizeRequest(req);
+    const fp = fingerprintOf(key, nreq.identity);
+    const manifest = await readManifest();
+    let pos: CursorPosition | null = null;
+    if (nreq.cursor !== null) {
+      const c = openCursor(key, nreq.cursor);
+      if (c.fp !== fp) {
+        throw new InvalidCursorError("Cursor was minted for another query or filter set");
+      }
+      if (c.rev !== manifest.revision) {
+        throw new CursorExpiredError(
+          `Cursor expired: the index moved from revision ${c.rev} to ${manifest.revision}`,
+        );
+      }
+      pos = c.pos;
+    }
+    if (plan?.revision !== manifest.revision) {
+      plan = buildPlan(manifest);
+      arena.pruneActive(plan.keys);
+    }
+    const base = { window_days: windowDays, groups: [], cursor: null };
+    if (plan.sessions.length === 0) {
+      return { state: isReady() ? "ready" : "building", ...base, took_ms: took() };
+    }
+    const scan = await runScan({
+      store,
+      arena,
+      plan,
+      req: nreq,
+      pos,
+      cutoff: windowDays === null ? null : now() - windowDays * DAY_MS,
+      startedAt,
+      timeBudgetMs,
+      freshLoadBudgetBytes,
+    });
+    const page = renderPage(scan, {
+      needles: nreq.needles,
+      limit: nreq.limit,
+      budgetBytes: responseBudgetBytes,
+      from: pos,
+    });
+    const cursor = page.next === undefined
+      ? null
+      : mintCursor(key, { fp, rev: manifest.revision, pos: page.next });
+    const res: SearchResponse = {
+      state: page.state,
+      window_days: windowDays,
+      groups: page.groups,
+      cursor,
+      took_ms: 0,
+    };
+    if (page.partial_reason) res.partial_reason = page.partial_reason;
+    res.took_ms = took();
+    return res;
+  }
+
+  return { search, stats: () => arena.stats() };
+}

@@ -1,0 +1,32 @@
+/**
+ * The message search query core's door: the engine, its wire types and errors, and the
+ * matching fold. lib/message_search/mod.ts re-exports this file; nothing outside query/
+ * imports its other files.
+ */
+export { createSearchEngine, CURSOR_KEY_MIN_BYTES } from "./engine.ts";
+export { CursorExpiredError, InvalidCursorError } from "./errors.ts";
+export { fold, foldChar, foldWithMap, toByteRange } from "./fold.ts";
+export type { FoldMap } from "./fold.ts";
+export { MIN_NEEDLE_CHARS, NEEDLES_MAX, parseQuery, QUERY_MAX_CHARS } from "./parse_query.ts";
+export type { ParsedQuery } from "./parse_query.ts";
+export { CURSOR_MAX_CHARS } from "./search_cursor.ts";
+export {
+  DEFAULT_ARENA_BYTES,
+  DEFAULT_FRESH_LOAD_BUDGET_BYTES,
+  DEFAULT_LIMIT,
+  DEFAULT_RESPONSE_BUDGET_BYTES,
+  DEFAULT_TIME_BUDGET_MS,
+  HITS_PER_GROUP,
+  MAX_LIMIT,
+  RANGES_PER_HIT_MAX,
+  SNIPPET_MAX_BYTES,
+} from "./types.ts";
+export type {
+  ArenaStats,
+  SearchEngine,
+  SearchEngineOptions,
+  SearchGroup,
+  SearchHit,
+  SearchRequest,
+  SearchResponse,
+} from "./types.ts";

@@ -1,0 +1,128 @@
+/**
+ * The scan loop: walks the plan's sessions newest-first, skipping by manifest facts alone
+ * (source, project, time bounds, cursor position) before loading anything, and matches
+ * the rest through the arena. It keeps the best limit+1 groups (the extra one says
+ * whether a next page exists) and stops:
+ *  - "done"    at the end, or early once the page is full and the next session's newest
+ *              record cannot beat the page's last group (broad terms are limit-bounded);
+ *  - "timeout" when the time budget is spent (checked before each segment, once at least
+ *              one session was matched, so a query always makes progress);
+ *  - "budget"  before loading a session from disk once this query's fresh generation
+ *              bytes reached the fresh-load budget. Only the groups that no unscanned
+ *              session could precede are returned then (a prefix of the page), so the
+ *              continuation cursor never skips a session; while that prefix is empty the
+ *              scan goes on (the time budget still bounds it), so every page advances.
+ * A missing or corrupt generation skips its session for this query (noted in the arena's
+ * stats); any other load error propagates.
+ */
+import { NotFoundError } from "../../errors.ts";
+import { CorruptGenerationError, type Store } from "../store/mod.ts";
+import type { Arena } from "./arena.ts";
+import type { NormalizedRequest } from "./normalize_request.ts";
+import {
+  before,
+  type Candidate,
+  PageBuffer,
+  type PlanSession,
+  type ScanPlan,
+} from "./scan_plan.ts";
+import type { CursorPosition } from "./search_cursor.ts";
+import { matchSession, type SessionFilter } from "./session_scan.ts";
+import type { ShardEntry } from "./shard_entry.ts";
+import { needleTrigrams } from "./trigram.ts";
+
+/** Everything one scan needs. */
+export interface ScanInput {
+  store: Store;
+  arena: Arena;
+  plan: ScanPlan;
+  req: NormalizedRequest;
+  /** Resume strictly after this position (null: from the top). */
+  pos: CursorPosition | null;
+  /** Oldest ts_ms inside the retention window, or null. */
+  cutoff: number | null;
+  /** performance.now() when the query started. */
+  startedAt: number;
+  timeBudgetMs: number;
+  freshLoadBudgetBytes: number;
+}
+
+/** How the scan ended and what it found (in page order; at most limit+1 when "done"). */
+export interface ScanOutcome {
+  stop: "done" | "timeout" | "budget";
+  groups: Candidate[];
+}
+
+function skipped(
+  s: PlanSession,
+  { req: r, pos, to }: { req: NormalizedRequest; pos: CursorPosition | null; to: number },
+): boolean {
+  const e = s.entry;
+  if (e.records === 0 || e.oldest_ts_ms > to) return true;
+  if (r.sources && !r.sources.has(e.source)) return true;
+  if (r.project !== null && (s.project === null || !s.project.includes(r.project))) return true;
+  // A group's best hit is at least as new as the session's oldest record, so when even
+  // (oldest, key) is not after the cursor, the group was on an earlier page.
+  return pos !== null && !before(pos, { best: e.oldest_ts_ms, key: s.key });
+}
+
+/** Runs one scan. */
+export async function runScan(x: ScanInput): Promise<ScanOutcome> {
+  const { req, arena, pos } = x;
+  const filter: SessionFilter = {
+    needles: req.scanNeedles,
+    trigrams: req.scanNeedles.map(needleTrigrams),
+    roleMask: req.roleMask,
+    from: Math.max(req.since ?? -Infinity, x.cutoff ?? -Infinity),
+    to: req.until ?? Infinity,
+    includeSuperseded: req.includeSuperseded,
+  };
+  const page = new PageBuffer(req.limit + 1);
+  let fresh = 0;
+  let matched = false;
+  for (const s of x.plan.sessions) {
+    const e = s.entry;
+    // Scan order is newest-first: nothing after this can reach the lower bound.
+    if (e.newest_ts_ms < filter.from) break;
+    const last = page.last;
+    // The session's newest record bounds its group's position from above.
+    const bound = { best: e.newest_ts_ms, key: s.key };
+    if (page.full && last && !before(bound, last.pos)) {
+      break;
+    }
+    if (skipped(s, { req, pos, to: filter.to })) continue;
+    if (fresh >= x.freshLoadBudgetBytes && e.generations.some((g) => !arena.has(g))) {
+      const safe = page.items.filter((c) => before(c.pos, bound));
+      // Never cut to an empty page: its cursor could not move, and an arena smaller than
+      // the sessions between two results would make every retry reload the same ones.
+      if (safe.length > 0) return { stop: "budget", groups: safe };
+    }
+    const entries: ShardEntry[] = [];
+    let failed = false;
+    for (const g of e.generations) {
+      // Checked per segment, not per session: a cold session can hold many segments, and
+      // what was loaded before the cut stays resident, so the retry is cheaper.
+      if (matched && performance.now() - x.startedAt > x.timeBudgetMs) {
+        return { stop: "timeout", groups: page.items };
+      }
+      try {
+        const r = await arena.load(x.store, g);
+        fresh += r.freshBytes;
+        entries.push(r.entry);
+      } catch (err) {
+        if (!(err instanceof CorruptGenerationError || err instanceof NotFoundError)) throw err;
+        arena.noteFailure(g);
+        failed = true;
+        break;
+      }
+    }
+    if (failed) continue;
+    matched = true;
+    const active = arena.activeFor(s.key, { gens: e.generations, entries });
+    const m = matchSession(entries, active, filter);
+    if (!m) continue;
+    const at = { best: m.best, key: s.key };
+    if (pos === null || before(pos, at)) page.insert({ session: s, match: m, pos: at });
+  }
+  return { stop: "done", groups: page.items };
+}

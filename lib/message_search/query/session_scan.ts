@@ -1,0 +1,93 @@
+/**
+ * Matching one session: every record of its resident segments that contains all needles
+ * and passes the per-record filters (role, time bounds including the retention window,
+ * supersession) counts toward total_hits; the HITS_PER_GROUP most recent are kept as
+ * references (entry + index) so only shown hits are ever highlighted. Segments whose ts
+ * range misses the time bounds and blocks whose trigram filter rules a needle out are
+ * skipped without touching their text.
+ */
+import type { ActiveFlags } from "./active.ts";
+import { matchBlock } from "./match.ts";
+import type { ShardEntry } from "./shard_entry.ts";
+import { bloomMayContain } from "./trigram.ts";
+import { HITS_PER_GROUP } from "./types.ts";
+
+/** What a session is matched against. */
+export interface SessionFilter {
+  /** Folded needles, the scan's lead first. */
+  needles: readonly string[];
+  /** Trigram hashes per needle (null: too short for the prefilter). */
+  trigrams: readonly (Uint32Array | null)[];
+  roleMask: number;
+  /** Inclusive ts bounds (the retention cutoff already folded into `from`). */
+  from: number;
+  to: number;
+  includeSuperseded: boolean;
+}
+
+/** A shown-hit candidate: which record, without materializing it. */
+export interface HitRef {
+  entry: ShardEntry;
+  /** Segment position in the session (tiebreak: later segments are newer). */
+  seg: number;
+  i: number;
+  ts: number;
+  superseded: boolean;
+}
+
+/** A session's matches. */
+export interface SessionMatch {
+  best: number;
+  total: number;
+  /** Most recent first, at most HITS_PER_GROUP. */
+  hits: HitRef[];
+}
+
+/** True when hit a sorts before b: newer ts, then later in source order. */
+function newer(a: HitRef, b: HitRef): boolean {
+  if (a.ts !== b.ts) return a.ts > b.ts;
+  return a.seg !== b.seg ? a.seg > b.seg : a.i > b.i;
+}
+
+function keep(hits: HitRef[], h: HitRef): void {
+  if (hits.length === HITS_PER_GROUP && !newer(h, hits[HITS_PER_GROUP - 1]!)) return;
+  let at = hits.length;
+  while (at > 0 && newer(h, hits[at - 1]!)) at--;
+  hits.splice(at, 0, h);
+  if (hits.length > HITS_PER_GROUP) hits.pop();
+}
+
+/** Matches a session's segments (manifest order); null when nothing passes. */
+export function matchSession(
+  entries: readonly ShardEntry[],
+  active: ActiveFlags,
+  f: SessionFilter,
+): SessionMatch | null {
+  let total = 0;
+  let best = -Infinity;
+  const hits: HitRef[] = [];
+  for (let s = 0; s < entries.length; s++) {
+    const e = entries[s]!;
+    if (e.count === 0 || e.maxTs < f.from || e.minTs > f.to) continue;
+    const act = active?.[s];
+    for (let b = 0; b < e.blocks.length; b++) {
+      let may = true;
+      for (const t of f.trigrams) if (t && !bloomMayContain(e.blooms[b]!, t)) may = false;
+      if (!may) continue;
+      for (const i of matchBlock(e.blocks[b]!, f.needles)) {
+        const ts = e.ts[i]!;
+        if ((e.flags[i]! & f.roleMask) === 0 || ts < f.from || ts > f.to) continue;
+        const superseded = act !== undefined && act[i] === 0;
+        if (superseded && !f.includeSuperseded) continue;
+        total++;
+        if (ts > best) best = ts;
+        // Records arrive in source order, so an equal ts is newer than every kept hit:
+        // only a strictly older one can be rejected without building its reference.
+        if (hits.length < HITS_PER_GROUP || ts >= hits[HITS_PER_GROUP - 1]!.ts) {
+          keep(hits, { entry: e, seg: s, i, ts, superseded });
+        }
+      }
+    }
+  }
+  return total === 0 ? null : { best, total, hits };
+}

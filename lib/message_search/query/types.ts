@@ -1,0 +1,150 @@
+/**
+ * The query core's wire and option types: what GET /api/sessions/message-search and
+ * `intendant search` accept and answer, and the tuning constants behind them. Pure
+ * types and constants; the behaviour lives in engine.ts (scan, budgets, paging),
+ * highlight.ts (ranges, snippets) and search_cursor.ts (the signed continuation cursor).
+ */
+import type { Source } from "../record.ts";
+import type { Manifest, Store } from "../store/mod.ts";
+
+/** Session groups per page when the request names none. */
+export const DEFAULT_LIMIT = 20;
+/** Largest page a request may ask for. */
+export const MAX_LIMIT = 100;
+/** Hits shown per session group (the most recent ones). */
+export const HITS_PER_GROUP = 3;
+/** Longest snippet, in UTF-8 bytes of the original text. */
+export const SNIPPET_MAX_BYTES = 280;
+/**
+ * Highlight ranges kept per hit (the earliest ones). A 256 KiB record can hold tens of
+ * thousands of matches of a short needle; without a cap a single group could outgrow
+ * the response budget, and a page must always be able to carry at least one group.
+ */
+export const RANGES_PER_HIT_MAX = 1000;
+/** @default values of {@link SearchEngineOptions}. */
+export const DEFAULT_ARENA_BYTES = 192 * 1024 * 1024;
+export const DEFAULT_TIME_BUDGET_MS = 150;
+export const DEFAULT_RESPONSE_BUDGET_BYTES = 256 * 1024;
+export const DEFAULT_FRESH_LOAD_BUDGET_BYTES = 48 * 1024 * 1024;
+
+/** One search request (the route's query parameters, parsed). */
+export interface SearchRequest {
+  /** Raw user query: words are ANDed within one message; `"…"` is one phrase needle. */
+  q: string;
+  /** Session groups per page, 1..MAX_LIMIT. @default DEFAULT_LIMIT */
+  limit?: number;
+  /** Continuation from a previous page's `cursor`. */
+  cursor?: string | null;
+  /** Also search superseded (rolled-back, abandoned-branch) records. @default false */
+  include_superseded?: boolean;
+  /** Only these sources; empty or absent means all. */
+  source?: Source[];
+  /** Only these roles; empty or absent means both. */
+  role?: ("user" | "assistant")[];
+  /** Folded substring of the session's project path. */
+  project?: string;
+  /** Inclusive lower bound on the hit's ts_ms (epoch ms). */
+  since?: number;
+  /** Inclusive upper bound on the hit's ts_ms (epoch ms). */
+  until?: number;
+}
+
+/** One matching record. */
+export interface SearchHit {
+  record_id: string;
+  role: "user" | "assistant";
+  ts_ms: number;
+  seq: number | null;
+  superseded: boolean;
+  truncated: boolean;
+  subagent: boolean;
+  /** Original text bytes [snippet_offset_bytes, +len), ≤ SNIPPET_MAX_BYTES, whole characters. */
+  snippet: string;
+  snippet_offset_bytes: number;
+  /** UTF-8 byte ranges into the ORIGINAL record text, sorted, overlaps merged. */
+  ranges: [number, number][];
+  /** encodeLocator(record.locator): base64url, opaque to clients. */
+  locator: string;
+}
+
+/** One session's hits. */
+export interface SearchGroup {
+  session_key: string;
+  source: Source;
+  session_id: string;
+  /** ts_ms of the session's most recent hit: the page's sort key (descending). */
+  best_ts_ms: number;
+  /** Every matching record of the session after filters (not just the ones shown). */
+  total_hits: number;
+  source_gone: boolean;
+  title: string | null;
+  project: string | null;
+  /** At most HITS_PER_GROUP, most recent first. */
+  hits: SearchHit[];
+}
+
+/** One page of results. */
+export interface SearchResponse {
+  /** building: nothing published yet; partial: a budget cut the page short. */
+  state: "ready" | "building" | "partial";
+  /** timeout carries no cursor (unknown subset scanned); budget carries one. */
+  partial_reason?: "timeout" | "budget";
+  window_days: number | null;
+  groups: SearchGroup[];
+  cursor: string | null;
+  took_ms: number;
+}
+
+/** What the resident arena holds and has done (for health and tests). */
+export interface ArenaStats {
+  /** Bytes accounted to resident shards (UTF-16 strings + typed arrays + per-record overhead). */
+  bytes: number;
+  capBytes: number;
+  /** Resident generation files. */
+  shards: number;
+  hits: number;
+  misses: number;
+  evictions: number;
+  /** Generation bytes read from disk since the engine started (estimated, see ShardEntry). */
+  loadedBytes: number;
+  /** Loads that failed because a generation was missing or corrupt (session skipped). */
+  failedLoads: number;
+  /** The most recent failed generations (newest last, at most 16). */
+  failedGenerations: string[];
+  /** Sessions whose active flags are cached. */
+  activeCached: number;
+}
+
+/** Options for createSearchEngine. */
+export interface SearchEngineOptions {
+  store: Store;
+  /** Retention window in days; null searches everything the store holds. */
+  windowDays: number | null;
+  /** HMAC-SHA256 key for cursors (the server persists one under the state root). */
+  cursorKey: Uint8Array;
+  /** @default DEFAULT_ARENA_BYTES */
+  arenaBytes?: number;
+  /** @default DEFAULT_TIME_BUDGET_MS */
+  timeBudgetMs?: number;
+  /** @default DEFAULT_RESPONSE_BUDGET_BYTES */
+  responseBudgetBytes?: number;
+  /** @default DEFAULT_FRESH_LOAD_BUDGET_BYTES */
+  freshLoadBudgetBytes?: number;
+  /** Wall clock for the retention window. @default Date.now */
+  now?: () => number;
+  /** indexer.ready; false with an empty manifest answers state "building". @default () => true */
+  isReady?: () => boolean;
+  /**
+   * Where each query reads the manifest. store.readManifest parses and validates the
+   * whole file every time (27–100 ms at 2,000 sessions); a long-running server should
+   * inject a reader that re-parses only when the revision moved.
+   * @default () => store.readManifest()
+   */
+  readManifest?: () => Promise<Manifest>;
+}
+
+/** A search engine over one store. */
+export interface SearchEngine {
+  search(req: SearchRequest): Promise<SearchResponse>;
+  stats(): ArenaStats;
+}

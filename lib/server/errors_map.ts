@@ -1,0 +1,56 @@
+/**
+ * The one error reporter of the HTTP edge: maps domain errors to status + JSON. It never
+ * echoes the request URL or query (q is never logged, nor reflected into logs), and a 5xx
+ * logs the error message only.
+ */
+import { ZodError } from "zod";
+import {
+  AmbiguousPrefixError,
+  ContainmentError,
+  InvalidInputError,
+  NotFoundError,
+} from "../errors.ts";
+import { CursorExpiredError, InvalidCursorError } from "../message_search/mod.ts";
+import { MalformedLocatorError } from "../catalog/mod.ts";
+
+/** Status and body for an error. */
+export function mapError(err: unknown): { status: number; body: Record<string, unknown> } {
+  if (err instanceof ZodError) {
+    const i = err.issues[0];
+    return {
+      status: 400,
+      body: {
+        error: "bad_request",
+        message: `Invalid parameter "${i?.path.join(".") ?? "?"}": ${i?.message ?? "invalid"}`,
+      },
+    };
+  }
+  if (err instanceof CursorExpiredError) {
+    return { status: 410, body: { error: "cursor_expired", message: err.message } };
+  }
+  if (err instanceof InvalidCursorError) {
+    return { status: 400, body: { error: "bad_cursor", message: err.message } };
+  }
+  if (err instanceof MalformedLocatorError) {
+    return { status: 400, body: { error: "bad_locate", message: err.message } };
+  }
+  if (err instanceof InvalidInputError || err instanceof RangeError || err instanceof SyntaxError) {
+    return { status: 400, body: { error: "bad_request", message: (err as Error).message } };
+  }
+  if (err instanceof NotFoundError) {
+    return { status: 404, body: { error: "not_found", message: err.message } };
+  }
+  if (err instanceof AmbiguousPrefixError) {
+    return {
+      status: 409,
+      body: { error: "ambiguous", message: err.message, candidates: err.candidates },
+    };
+  }
+  if (err instanceof ContainmentError) {
+    return {
+      status: 403,
+      body: { error: "forbidden", message: "Refused: outside the session directory" },
+    };
+  }
+  return { status: 500, body: { error: "internal", message: "Internal error" } };
+}

@@ -1,0 +1,73 @@
+/**
+ * Zod schemas for every route parameter. Query strings arrive as strings: booleans,
+ * numbers, lists and times are parsed here, once, with bounds, so handlers only ever see
+ * valid typed values and anything else is a 400 naming the parameter.
+ */
+import { z } from "zod";
+import { SOURCES } from "../message_search/mod.ts";
+
+const bool = z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"]).transform((v) =>
+  ["true", "1", "yes", "on"].includes(v)
+);
+const csv = <T extends string>(values: readonly [T, ...T[]]) =>
+  z.string().max(200).transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean)).pipe(
+    z.array(z.enum(values)),
+  );
+const int = (min: number, max: number) =>
+  z.string().regex(/^\d{1,9}$/).transform(Number).pipe(z.number().int().min(min).max(max));
+/** Epoch ms, or an ISO date/time. */
+const time = z.string().max(40).transform((s, ctx) => {
+  const n = /^\d{1,15}$/.test(s) ? Number(s) : Date.parse(s);
+  if (!Number.isFinite(n)) {
+    ctx.addIssue({ code: "custom", message: "expected epoch ms or an ISO date" });
+    return z.NEVER;
+  }
+  return n;
+});
+
+export const MessageSearchParams = z.object({
+  q: z.string().min(1).max(1000),
+  limit: int(1, 100).optional(),
+  cursor: z.string().max(4096).optional(),
+  include_superseded: bool.optional(),
+  source: csv(SOURCES).optional(),
+  role: csv(["user", "assistant"] as const).optional(),
+  project: z.string().max(500).optional(),
+  since: time.optional(),
+  until: time.optional(),
+}).strict();
+
+export const SessionListParams = z.object({
+  limit: int(1, 500).optional(),
+  offset: int(0, 10_000_000).optional(),
+  source: csv(SOURCES).optional(),
+  q: z.string().max(500).optional(),
+}).strict();
+
+export const DetailParams = z.object({
+  offset: int(0, 100_000_000).optional(),
+  limit: int(1, 1000).optional(),
+  locate: z.string().max(1_048_576).optional(),
+}).strict();
+
+export const ReplayParams = z.object({
+  offset: int(0, 100_000_000).optional(),
+  limit: int(1, 5000).optional(),
+}).strict();
+
+export const StreamParams = z.object({ from_line: int(0, 1_000_000_000).optional() }).strict();
+
+export const DeepSearchParams = z.object({
+  q: z.string().min(2).max(1000),
+  cursor: z.string().max(4096).optional(),
+  limit: int(1, 500).optional(),
+}).strict();
+
+export const RenameBody = z.object({ name: z.string().max(10_000).nullable() }).strict();
+
+/** Parses URLSearchParams against a schema (single-valued params). */
+export function parseQuery<T extends z.ZodType>(schema: T, url: URL): z.infer<T> {
+  const obj: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) obj[k] = v;
+  return schema.parse(obj);
+}

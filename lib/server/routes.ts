@@ -1,0 +1,284 @@
+/**
+ * The declared route table: every API route with its operation name, body policy and
+ * handler. The landing page, `/api/routes` (which the dashboard reads to decide which
+ * features this daemon offers: an older daemon without message search just hides the
+ * lane) and the app are all derived from this one list.
+ */
+import type { Context } from "hono";
+import { stream as honoStream } from "hono/streaming";
+import type { Indexer, SearchRequest, SearchResponse, Store } from "../message_search/mod.ts";
+import {
+  type CatalogDeps,
+  deepSearch,
+  listSessions,
+  resolveSessionKey,
+  sessionDetail,
+  sessionReportZip,
+} from "../catalog/mod.ts";
+import { InvalidInputError } from "../errors.ts";
+import { renameNativeSession, replaySession, setOverlayName } from "../session_log/mod.ts";
+import {
+  DeepSearchParams,
+  DetailParams,
+  MessageSearchParams,
+  parseQuery,
+  RenameBody,
+  ReplayParams,
+  SessionListParams,
+  StreamParams,
+} from "./params.ts";
+import type { SearchGate } from "./search_gate.ts";
+import { liveStream } from "./live_stream.ts";
+import { coverageFor } from "./coverage_route.ts";
+
+/** What handlers may use. */
+export interface RouteDeps {
+  windowDays: number | null;
+  engine: { search(req: SearchRequest): Promise<SearchResponse> };
+  indexer: Pick<
+    Indexer,
+    "refreshIfStale" | "ready" | "lastSweepAtMs" | "lastReport" | "unpublishedSkips"
+  >;
+  store: Store;
+  catalog: CatalogDeps;
+  /** Tombstones the shard, then removes the session directory. */
+  deleteNative(sessionId: string, dir: string): Promise<void>;
+  gate?: SearchGate;
+}
+
+/** One route. */
+export interface RouteDef {
+  method: "GET" | "POST" | "DELETE";
+  path: string;
+  /** Operation name (stable; the dashboard's feature detection keys on it). */
+  operation: string;
+  body: "none" | "json";
+  summary: string;
+  handler(c: Context, d: RouteDeps): Promise<Response> | Response;
+}
+
+const RETRY_AFTER_S = "1";
+
+async function messageSearch(c: Context, d: RouteDeps): Promise<Response> {
+  const p = parseQuery(MessageSearchParams, new URL(c.req.url));
+  const r = await d.gate!.run(async () => {
+    await d.indexer.refreshIfStale(1000);
+    const res = await d.engine.search({
+      q: p.q,
+      limit: p.limit,
+      cursor: p.cursor ?? null,
+      include_superseded: p.include_superseded ?? false,
+      source: p.source,
+      role: p.role,
+      project: p.project,
+      since: p.since,
+      until: p.until,
+    });
+    return { ...res, coverage: await coverageFor(d) };
+  });
+  if (!r) {
+    return c.json({ error: "busy", message: "Too many searches in flight; retry shortly" }, 429, {
+      "Retry-After": RETRY_AFTER_S,
+    });
+  }
+  return c.json(r.value);
+}
+
+/** Ids come from the network: refuse anything outside the key grammar before any lookup. */
+function idParam(c: Context): string {
+  const id = c.req.param("id") ?? "";
+  if (!/^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/.test(id) || id.includes("..")) {
+    throw new InvalidInputError(`Invalid session id`);
+  }
+  return id;
+}
+
+async function nativeDir(c: Context, d: RouteDeps): Promise<{ sessionId: string; dir: string }> {
+  const s = await resolveSessionKey(d.catalog, idParam(c));
+  if (s.source !== "intendant" || !s.dir) {
+    throw new InvalidInputError(
+      `Only native sessions have a live log; use /api/session/{id} for "${s.key}"`,
+    );
+  }
+  return { sessionId: s.session_id, dir: s.dir };
+}
+
+export const ROUTES: readonly RouteDef[] = [
+  {
+    method: "GET",
+    path: "/api/routes",
+    operation: "api_routes",
+    body: "none",
+    summary: "this table: which operations this daemon offers",
+    handler: (c) =>
+      c.json({
+        routes: ROUTES.map(({ method, path, operation, body, summary }) => ({
+          method,
+          path,
+          operation,
+          body,
+          summary,
+        })),
+      }),
+  },
+  {
+    method: "GET",
+    path: "/api/sessions/message-search",
+    operation: "api_sessions_message_search",
+    body: "none",
+    summary:
+      "full-text search over every agent's messages (q, limit, cursor, include_superseded, source, role, project, since, until)",
+    handler: messageSearch,
+  },
+  {
+    method: "GET",
+    path: "/api/sessions/search",
+    operation: "api_sessions_deep_search",
+    body: "none",
+    summary:
+      "Deep Search: exhaustive paged scan over full native logs, tool output and reasoning included",
+    handler: async (c, d) => {
+      const p = parseQuery(DeepSearchParams, new URL(c.req.url));
+      return c.json(
+        await deepSearch(d.catalog, { q: p.q, cursor: p.cursor ?? null, limit: p.limit }),
+      );
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/sessions",
+    operation: "api_sessions_list",
+    body: "none",
+    summary: "the catalog: native and external sessions, names overlaid, newest first, paged",
+    handler: async (c, d) => {
+      const p = parseQuery(SessionListParams, new URL(c.req.url));
+      return c.json(await listSessions(d.catalog, p));
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/coverage",
+    operation: "api_coverage",
+    body: "none",
+    summary: "what the message index holds, per source (building until the first sweep)",
+    handler: async (c, d) => c.json(await coverageFor(d)),
+  },
+  {
+    method: "GET",
+    path: "/api/session/:id",
+    operation: "api_session_detail",
+    body: "none",
+    summary:
+      "paged session detail; ?locate=<locator> centers the page on a hit (resolved | stale | unavailable)",
+    handler: async (c, d) => {
+      const p = parseQuery(DetailParams, new URL(c.req.url));
+      const s = await resolveSessionKey(d.catalog, idParam(c));
+      return c.json(
+        await sessionDetail(d.catalog, s.key, {
+          offset: p.offset,
+          limit: p.limit,
+          locate: p.locate ?? null,
+        }),
+      );
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/session/:id/replay",
+    operation: "api_session_replay",
+    body: "none",
+    summary: "native session.jsonl as outbound entries, a replay_start marker first, paged",
+    handler: async (c, d) => {
+      const p = parseQuery(ReplayParams, new URL(c.req.url));
+      const { dir } = await nativeDir(c, d);
+      const { start, entries } = await replaySession(dir);
+      const offset = p.offset ?? 0;
+      const limit = p.limit ?? 1000;
+      const page = entries.slice(offset, offset + limit);
+      return c.json({
+        start,
+        entries: page,
+        offset,
+        total: entries.length,
+        next_offset: offset + page.length < entries.length ? offset + page.length : null,
+      });
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/session/:id/stream",
+    operation: "api_session_stream",
+    body: "none",
+    summary: "live Server-Sent Events of a native session's new events (from_line, Last-Event-ID)",
+    handler: async (c, d) => {
+      const p = parseQuery(StreamParams, new URL(c.req.url));
+      const { dir } = await nativeDir(c, d);
+      const last = Number(c.req.header("last-event-id") ?? "");
+      const fromLine = Number.isInteger(last) && last > 0 ? last : p.from_line ?? 0;
+      c.header("Content-Type", "text/event-stream; charset=utf-8");
+      c.header("Cache-Control", "no-store");
+      c.header("X-Accel-Buffering", "no");
+      return honoStream(c, async (s) => {
+        const body = liveStream({ dir, fromLine, signal: c.req.raw.signal });
+        await s.pipe(body);
+      });
+    },
+  },
+  {
+    method: "POST",
+    path: "/api/session/:id/name",
+    operation: "api_session_rename",
+    body: "json",
+    summary: "rename a session: native names live in its meta, external ones in the overlay",
+    handler: async (c, d) => {
+      const body = RenameBody.parse(
+        await c.req.json().catch(() => {
+          throw new InvalidInputError('Expected a JSON body {"name": string | null}');
+        }),
+      );
+      const s = await resolveSessionKey(d.catalog, idParam(c));
+      const name = s.source === "intendant"
+        ? (await renameNativeSession(d.catalog.logsDir, s.session_id, body.name)).name
+        : await setOverlayName(d.catalog.namesPath, {
+          source: s.source,
+          sessionId: s.session_id,
+          name: body.name,
+        });
+      return c.json({ key: s.key, name });
+    },
+  },
+  {
+    method: "DELETE",
+    path: "/api/session/:id",
+    operation: "api_session_delete",
+    body: "none",
+    summary: "delete a native session; its index shard is tombstoned so it can never come back",
+    handler: async (c, d) => {
+      const s = await resolveSessionKey(d.catalog, idParam(c));
+      if (s.source !== "intendant" || !s.dir) {
+        throw new InvalidInputError(
+          `"${s.key}" belongs to its own tool; only native sessions can be deleted here`,
+        );
+      }
+      await d.deleteNative(s.session_id, s.dir);
+      return c.json({ deleted: s.key });
+    },
+  },
+  {
+    method: "GET",
+    path: "/api/session/:id/report",
+    operation: "api_session_report",
+    body: "none",
+    summary: "download the native session directory (daemon.log included) as a zip",
+    handler: async (c, d) => {
+      const s = await resolveSessionKey(d.catalog, idParam(c));
+      const zip = await sessionReportZip(d.catalog, s.key);
+      return c.body(zip.slice().buffer as ArrayBuffer, 200, {
+        "Content-Type": "application/zip",
+        "Content-Disposition": `attachment; filename="intendant-${
+          s.session_id.replace(/[^A-Za-z0-9_-]/g, "_")
+        }.zip"`,
+      });
+    },
+  },
+];

@@ -1,0 +1,100 @@
+/**
+ * A realistic world for server and query tests: fixture homes of all four external tools
+ * plus native sessions (fixture and runner-made), indexed by the real indexer into a real
+ * store, with the real search engine, catalog and Hono app on top. Nothing is mocked.
+ */
+import { join } from "node:path";
+import { resolveConfig, type ResolvedConfig } from "../../lib/config.ts";
+import {
+  createMessageIndex,
+  createSearchEngine,
+  type Indexer,
+  type Store,
+} from "../../lib/message_search/mod.ts";
+import { deleteNativeSession } from "../../lib/catalog/mod.ts";
+import { createApp, loadCursorKey, SearchGate } from "../../lib/server/mod.ts";
+import { FIXTURES } from "../fixtures/all.ts";
+import type { FixtureHome } from "../fixtures/types.ts";
+import { hermeticEnv } from "./temp.ts";
+
+export const PORT = 8765;
+
+/** What a world holds. */
+export interface World {
+  root: string;
+  env: Record<string, string>;
+  cfg: ResolvedConfig;
+  store: Store;
+  indexer: Indexer;
+  homes: Record<string, FixtureHome>;
+  token: string;
+  gate: SearchGate;
+  app: ReturnType<typeof createApp>;
+  logs: string[];
+  /** app.request with the allowed Host and the bearer token. */
+  get(path: string, init?: RequestInit & { headers?: Record<string, string> }): Promise<Response>;
+}
+
+/** Builds a world under `root`. */
+export async function buildWorld(root: string, o: { token?: string } = {}): Promise<World> {
+  const homes: Record<string, FixtureHome> = {};
+  const dirs: Record<string, string> = {};
+  for (const fx of FIXTURES) {
+    const dir = join(root, "fx", fx.source);
+    homes[fx.source] = await fx.build(dir);
+    dirs[fx.source] = dir;
+  }
+  const env = hermeticEnv(root, {
+    INTENDANT_HOME: dirs.intendant!,
+    CODEX_HOME: dirs.codex!,
+    CLAUDE_CONFIG_DIR: join(dirs["claude-code"]!, ".claude"),
+    KIMI_CODE_HOME: join(dirs.kimi!, ".kimi-code"),
+    PI_CODING_AGENT_DIR: dirs.pi!,
+    INTENDANT_MESSAGE_SEARCH_DAEMON_HOME_ONLY: "no",
+  });
+  const cfg = resolveConfig(env, { cwd: root });
+  const { store, indexer } = await createMessageIndex(cfg);
+  await indexer.sweep();
+  const engine = createSearchEngine({
+    store,
+    windowDays: cfg.messageSearch.windowDays,
+    cursorKey: await loadCursorKey(cfg.messageSearch.cacheRoot),
+    isReady: () => indexer.ready,
+  });
+  const token = o.token ?? "t0k3n-" + "x".repeat(37);
+  const gate = new SearchGate(2);
+  const logs: string[] = [];
+  const app = createApp({
+    token,
+    port: PORT,
+    windowDays: cfg.messageSearch.windowDays,
+    engine,
+    indexer,
+    store,
+    gate,
+    catalog: { logsDir: cfg.logsDir, store, namesPath: cfg.sessionNamesPath },
+    deleteNative: (id, dir) => deleteNativeSession({ store, logsDir: cfg.logsDir }, id, dir),
+    logger: (l) => logs.push(l),
+  });
+  return {
+    root,
+    env,
+    cfg,
+    store,
+    indexer,
+    homes,
+    token,
+    gate,
+    app,
+    logs,
+    get: (path, init = {}) =>
+      Promise.resolve(app.request(path, {
+        ...init,
+        headers: {
+          host: `127.0.0.1:${PORT}`,
+          authorization: `Bearer ${token}`,
+          ...(init.headers ?? {}),
+        },
+      })),
+  };
+}
