@@ -8,6 +8,7 @@ import { startDaemon } from "../server/mod.ts";
 import { numberFlag, parseArgs } from "./parse_args.ts";
 import type { CliIo, Command } from "./io.ts";
 import { EXIT_OK } from "./exit_codes.ts";
+import { UI_BUNDLE } from "../../ui/gen/bundle.ts";
 
 export const serveCommand: Command = {
   name: "serve",
@@ -22,6 +23,8 @@ export const serveCommand: Command = {
     const cfg = resolveConfig(io.env, { cwd: io.cwd, port });
     const daemon = await startDaemon(cfg, {
       logger: (l) => io.stderr(l + "\n"),
+      // The dashboard is compiled into the program (build.ts): no UI file is read at run time.
+      ui: UI_BUNDLE,
     });
     io.stdout(
       `Intendant is serving ${daemon.url}\nOpen: ${daemon.url}?token=${daemon.token}\n(the token is also in ${cfg.daemonJsonPath})\n`,

@@ -16,6 +16,7 @@ import { sessionsCommand } from "./cmd_sessions.ts";
 export type { CliIo, Command } from "./io.ts";
 export * from "./exit_codes.ts";
 export { parseArgs } from "./parse_args.ts";
+export { reportError } from "./errors_out.ts";
 
 export const VERSION = "0.1.0";
 

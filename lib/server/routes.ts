@@ -219,8 +219,11 @@ export const ROUTES: readonly RouteDef[] = [
       c.header("Cache-Control", "no-store");
       c.header("X-Accel-Buffering", "no");
       return honoStream(c, async (s) => {
-        const body = liveStream({ dir, fromLine, signal: c.req.raw.signal });
-        await s.pipe(body);
+        // The stream's own abort (client gone), not request.signal, whose legacy semantics
+        // also fire on successful responses.
+        const ac = new AbortController();
+        s.onAbort(() => ac.abort());
+        await s.pipe(liveStream({ dir, fromLine, signal: ac.signal }));
       });
     },
   },

@@ -1,0 +1,76 @@
+/**
+ * `--locked`: re-executes the program under its exact permission profile. The launcher
+ * (started with the small deno.json `launch` set, or broad flags for the single file)
+ * resolves the configuration, computes the profile (permissions.ts) and spawns
+ * `deno run <profile flags> <this module> <args>` with inherited stdio, forwarding
+ * SIGINT/SIGTERM, and exits with the child's code. The child is the real program: it
+ * runs with no --allow-all, no ffi, no sys, and (for serve) no run.
+ */
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ResolvedConfig } from "./config.ts";
+import { profileFlags, runProfile, serveProfile } from "./permissions.ts";
+
+export const LOCKED_FLAG = "--locked";
+
+/** Options for {@link relaunchLocked}. */
+export interface RelaunchOptions {
+  cfg: ResolvedConfig;
+  /** argv without --locked. */
+  args: string[];
+  /** Deno.mainModule */
+  mainModule: string;
+  /** Deno.execPath() */
+  denoPath: string;
+  os: string;
+  /** For `run`: the project directory the runner works in. */
+  projectRoot: string;
+}
+
+/** The child command line (exported for tests and `intendant permissions`). */
+export function lockedCommand(o: RelaunchOptions): string[] {
+  const mode = o.args[0] === "run" ? "run" : "serve";
+  const profile = mode === "run" ? runProfile(o.cfg, o.projectRoot) : serveProfile(o.cfg);
+  const config = configBeside(o.mainModule);
+  // From a source checkout the child uses the deno.json permission set (the static part of
+  // the profile) plus the per-user paths; the single file spells out every flag.
+  const flags = config
+    ? [`--config=${config}`, `-P=${mode}`, ...profileFlags({ ...profile, env: [], run: [] })]
+    : profileFlags(profile);
+  return ["run", ...flags, o.mainModule, ...o.args];
+}
+
+function configBeside(mainModule: string): string | null {
+  if (!mainModule.startsWith("file:")) return null;
+  const config = join(dirname(fileURLToPath(mainModule)), "deno.json");
+  try {
+    return Deno.statSync(config).isFile ? config : null;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return null;
+    throw err;
+  }
+}
+
+/** Runs the program locked down and returns its exit code. */
+export async function relaunchLocked(o: RelaunchOptions): Promise<number> {
+  const child = new Deno.Command(o.denoPath, {
+    args: lockedCommand(o),
+    stdin: "inherit",
+    stdout: "inherit",
+    stderr: "inherit",
+  }).spawn();
+  const forward = (sig: Deno.Signal) => () => {
+    try {
+      child.kill(sig);
+    } catch (err) {
+      // Already exited.
+      if (!(err instanceof TypeError)) throw err;
+    }
+  };
+  const signals: Deno.Signal[] = o.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+  const handlers = signals.map((s) => [s, forward(s)] as const);
+  for (const [s, h] of handlers) Deno.addSignalListener(s, h);
+  const status = await child.status;
+  for (const [s, h] of handlers) Deno.removeSignalListener(s, h);
+  return status.code;
+}

@@ -1,0 +1,144 @@
+/**
+ * The single file under the locked-down profile, audited (issue 8): dist/intendant.js is
+ * built with `deno bundle`, copied alone into an empty directory, and run there with
+ * exactly the profile flags (lib/permissions.ts) and DENO_AUDIT_PERMISSIONS. serve +
+ * index + search + a headless run all work, and every audited access stays inside the
+ * hermetic temp root (reads, writes), on 127.0.0.1 (net), among the documented variables
+ * (env), and among sh/setsid for the runner only.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { ENV_VARS_READ, resolveConfig } from "../lib/config.ts";
+import { profileFlags, runProfile, serveProfile } from "../lib/permissions.ts";
+import { isInside } from "../lib/durable/mod.ts";
+import { writeNativeSession } from "./helpers/native_corpus.ts";
+import { DENO, hermeticEnv, REPO_ROOT, withTempDir } from "./helpers/temp.ts";
+import { waitFor } from "./helpers/cli.ts";
+
+interface Audit {
+  permission: string;
+  value: string | null;
+}
+
+function readAudit(path: string): Audit[] {
+  try {
+    return Deno.readTextFileSync(path).trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  } catch {
+    return [];
+  }
+}
+
+Deno.test("dist/intendant.js runs from an empty directory under the audited profile: serve, index, search, run", () =>
+  withTempDir(async (root) => {
+    const realRoot = Deno.realPathSync(root);
+    const built = await new Deno.Command(DENO, {
+      args: [
+        "bundle",
+        "--platform=deno",
+        "-o",
+        join(realRoot, "dist", "intendant.js"),
+        join(REPO_ROOT, "main.ts"),
+      ],
+      cwd: REPO_ROOT,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
+    const empty = join(realRoot, "empty");
+    Deno.mkdirSync(empty);
+    Deno.copyFileSync(join(realRoot, "dist", "intendant.js"), join(empty, "intendant.js"));
+    const env: Record<string, string> = { ...hermeticEnv(realRoot), INTENDANT_PORT: "0" };
+    Deno.mkdirSync(env.TMPDIR!, { recursive: true });
+    await writeNativeSession(join(env.INTENDANT_HOME!, "logs"), {
+      turns: 2,
+      task: "Audit the permission profile",
+    });
+    const cfg = resolveConfig(env, { cwd: empty });
+    const audit = join(realRoot, "audit.jsonl");
+    const childEnv = {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      ...env,
+      DENO_AUDIT_PERMISSIONS: audit,
+      NO_COLOR: "1",
+      DENO_NO_UPDATE_CHECK: "1",
+    };
+    const run = (flags: string[], args: string[]) =>
+      new Deno.Command(DENO, {
+        args: ["run", ...flags, "intendant.js", ...args],
+        cwd: empty,
+        clearEnv: true,
+        env: childEnv,
+        stdout: "piped",
+        stderr: "piped",
+      });
+
+    // serve (no run permission at all)
+    const serveFlags = profileFlags(serveProfile(cfg));
+    assert.ok(
+      !serveFlags.some((f) =>
+        f.startsWith("--allow-run") || f === "-A" || f.startsWith("--allow-all") ||
+        f.startsWith("--allow-ffi")
+      ),
+    );
+    const daemon = run(serveFlags, ["serve"]).spawn();
+    await waitFor(
+      () => {
+        try {
+          return Deno.statSync(cfg.daemonJsonPath).isFile;
+        } catch {
+          return false;
+        }
+      },
+      30_000,
+      "daemon.json",
+    );
+    const info = JSON.parse(Deno.readTextFileSync(cfg.daemonJsonPath));
+    const headers = { authorization: `Bearer ${info.token}` };
+    await waitFor(
+      async () =>
+        (await (await fetch(`http://127.0.0.1:${info.port}/api/coverage`, { headers })).json())
+          .state === "ready",
+      30_000,
+      "first sweep",
+    );
+    const found = await (await fetch(
+      `http://127.0.0.1:${info.port}/api/sessions/message-search?q=permission%20profile`,
+      { headers },
+    )).json();
+    assert.equal(found.groups.length, 1);
+    const page = await fetch(`http://127.0.0.1:${info.port}/`);
+    assert.match(await page.text(), /<script type="module" src="\/app\.js">/);
+    daemon.kill("SIGTERM");
+    const served = await daemon.output();
+    assert.equal(served.code, 0, new TextDecoder().decode(served.stderr));
+
+    // index + search (serve profile), headless run (runner profile)
+    const idx = await run(serveFlags, ["index", "--json"]).output();
+    assert.equal(idx.code, 0, new TextDecoder().decode(idx.stderr));
+    const search = await run(serveFlags, ["search", "permission", "--json"]).output();
+    assert.equal(search.code, 0, new TextDecoder().decode(search.stderr));
+    assert.equal(JSON.parse(new TextDecoder().decode(search.stdout)).groups.length, 1);
+    const runFlags = profileFlags(runProfile(cfg, empty));
+    const headless = await run(runFlags, ["run", "Say hello from the sandbox"]).output();
+    assert.equal(headless.code, 0, new TextDecoder().decode(headless.stderr));
+
+    // Every audited access stays inside the profile.
+    const entries = readAudit(audit);
+    assert.ok(entries.length > 20, "the audit log recorded accesses");
+    const outside = entries.filter((e) => {
+      if (e.permission === "read" || e.permission === "write") {
+        return !(e.value && isInside(e.value, realRoot));
+      }
+      if (e.permission === "net") return !(e.value ?? "").startsWith("127.0.0.1");
+      if (e.permission === "env") return !ENV_VARS_READ.includes(e.value ?? "");
+      if (e.permission === "run") return !["sh", "setsid"].includes(e.value ?? "");
+      return true;
+    });
+    const kinds = [...new Set(entries.map((e) => e.permission))].sort();
+    console.log(
+      `audited accesses: ${entries.length} (${
+        kinds.join(", ")
+      }), outside the profile: ${outside.length}`,
+    );
+    assert.deepEqual(outside, []);
+  }));

@@ -1,0 +1,48 @@
+/**
+ * One message hit: role, time, the server's snippet with its highlight ranges (UTF-8
+ * byte offsets into the original, converted to string indices by snippetRanges), and
+ * the superseded / truncated / subagent badges. The whole row is a link that opens the
+ * detail anchored on the hit (its locator) with the query's words to highlight.
+ */
+import { html } from "htm/preact";
+import type { SearchHit } from "../api_client.ts";
+import { snippetRanges } from "../lib/highlight.ts";
+import { sessionHref } from "../lib/route.ts";
+import { MarkedText } from "./marked_text.ts";
+import { RelTime } from "./rel_time.ts";
+
+const BADGES: [keyof SearchHit, string, string][] = [
+  ["superseded", "badge sup", "Rolled back or on an abandoned branch"],
+  ["truncated", "badge", "The record was cut at the index's size cap"],
+  ["subagent", "badge", "Said inside a subagent"],
+];
+
+/** Props of {@link HitRow}. */
+export interface HitRowProps {
+  sessionKey: string;
+  hit: SearchHit;
+  /** The query the hit answers (its words get highlighted in the detail). */
+  q: string;
+}
+
+/** A hit. */
+export function HitRow({ sessionKey, hit, q }: HitRowProps) {
+  const href = sessionHref(sessionKey, { locate: hit.locator, q });
+  const ranges = snippetRanges(hit.snippet, hit.snippet_offset_bytes, hit.ranges);
+  const badges = BADGES.filter(([k]) => hit[k] === true).map(([k, cls, tip]) =>
+    html`<span class=${cls} title=${tip}>${k}</span>`
+  );
+  const lead = hit.snippet_offset_bytes > 0 ? "…" : "";
+  return html`
+    <li class="hit-item">
+      <a class=${hit.superseded ? "hit superseded" : "hit"} href=${href} data-role=${hit.role}>
+        <span class="hit-meta">
+            <span class=${`role role-${hit.role}`}>${hit.role}</span>
+            <${RelTime} ms=${hit.ts_ms} />
+            ${badges}
+          </span>
+        <span class="snippet">${lead}<${MarkedText} text=${hit.snippet} ranges=${ranges} /></span>
+      </a>
+    </li>
+  `;
+}

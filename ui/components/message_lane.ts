@@ -1,0 +1,89 @@
+/**
+ * The full-text message lane under the metadata lane: one card per session with up to
+ * three hits, "load more" on the server's cursor, and honest status: searching, partial
+ * (retrying / ran out of time / budget), restarted after a 410, index still building,
+ * errors with a retry. While a newer query is pending the previous results stay dimmed
+ * (aria-busy); `data-q` always names the query the shown results answer and `data-key`
+ * that query with its filters.
+ */
+import { html } from "htm/preact";
+import type { SearchGroup, SessionSummary } from "../api_client.ts";
+import type { LaneModel } from "../hooks/use_search_lane.ts";
+import { plural } from "../lib/format.ts";
+import { laneKey, type LaneState } from "../lib/search_lane.ts";
+import { HitRow } from "./hit_row.ts";
+import { Notice } from "./notice.ts";
+import { SessionCard } from "./session_card.ts";
+
+/** Props of {@link MessageLane}. */
+export interface MessageLaneProps {
+  lane: LaneModel;
+  summaries: ReadonlyMap<string, SessionSummary>;
+  includeSuperseded: boolean;
+  onRenamed(key: string, name: string | null): void;
+}
+
+const BUILDING = "The index is still building — results may be incomplete.";
+const HIDDEN_SUPERSEDED =
+  " Superseded (rolled-back) messages are hidden: turn on “Include superseded”.";
+
+function statusText(l: LaneState): string {
+  if (l.status === "idle") return "Type at least 2 characters to search messages";
+  if (l.status === "loading" && !l.groups.length) return "Searching…";
+  if (l.status === "error") return "Search failed";
+  const parts = [plural(l.groups.length, "session") + (l.cursor ? " so far" : "")];
+  if (l.tookMs !== null) parts.push(`${Math.round(l.tookMs)} ms`);
+  if (l.status === "loading") parts.push("updating…");
+  return parts.join(" · ");
+}
+
+/** The message lane. */
+export function MessageLane({ lane, summaries, includeSuperseded, onRenamed }: MessageLaneProps) {
+  const s = lane.state;
+  const q = s.shownQuery?.q.trim() ?? "";
+  const busy = s.status === "loading";
+  const retry = { label: "Retry", run: lane.retry };
+  const canRetry = s.partial === "timeout" && s.status === "ready";
+  const empty = s.status === "ready" && !s.groups.length;
+  const card = (g: SearchGroup) => {
+    const hits = g.hits.map((h) =>
+      html`<${HitRow} key=${h.record_id} sessionKey=${g.session_key} hit=${h} q=${q} />`
+    );
+    const summary = summaries.get(g.session_key) ?? null;
+    const label = `Hits in ${g.title ?? g.session_id}`;
+    return html`
+      <li key=${g.session_key} class="card-item">
+        <${SessionCard} sessionKey=${g.session_key} source=${g.source} group=${g}
+          summary=${summary} onRenamed=${onRenamed}
+          children=${html`<ul class="hits" role="list" aria-label=${label}>${hits}</ul>`} />
+      </li>
+    `;
+  };
+  const moreLabel = s.loadingMore ? "Loading…" : "Load more results";
+  const more = s.cursor && html`
+    <button type="button" class="btn more" onClick=${lane.loadMore}
+      disabled=${s.loadingMore || busy}>${moreLabel}</button>
+  `;
+  const notice = s.notice &&
+    html`<${Notice} tone="warn" text=${s.notice} action=${canRetry ? retry : null} />`;
+  const emptyText = `No messages match.${includeSuperseded ? "" : HIDDEN_SUPERSEDED}`;
+  const listClass = s.stale ? "cards stale" : "cards";
+
+  return html`
+    <section class="lane" aria-labelledby="lane-msg-h" aria-busy=${String(busy)}
+      data-q=${q} data-key=${laneKey(s.shownQuery)} data-state=${s.status}>
+        <div class="lane-head">
+          <h2 id="lane-msg-h">Messages</h2>
+          <span class="lane-status" role="status">${statusText(s)}</span>
+        </div>
+        ${s.building && html`<${Notice} tone="warn" text=${BUILDING} />`}
+        ${notice}
+        ${s.error && html`<${Notice} tone="error" text=${s.error} action=${retry} />`}
+        ${empty && html`<p class="empty">${emptyText}</p>`}
+        <ul class=${listClass} role="list" aria-label="Sessions with matching messages">
+          ${s.groups.map(card)}
+        </ul>
+        ${more}
+      </section>
+  `;
+}

@@ -1,0 +1,88 @@
+/**
+ * The quick-search toolbar: the search box (focused on load, Escape clears it), source
+ * filter chips (none pressed = every source), and — when the message lane is available —
+ * role filters and the "Include superseded" toggle. Chips are toggle buttons with
+ * aria-pressed, so their state is announced and they sit in the tab order.
+ */
+import { html } from "htm/preact";
+import type { Ref } from "preact";
+import type { Source } from "../api_client.ts";
+import { SOURCE_LABEL, SOURCE_LIST } from "../lib/sources.ts";
+
+export type Role = "user" | "assistant";
+
+/** The search model the toolbar edits. */
+export interface SearchModel {
+  q: string;
+  sources: Source[];
+  roles: Role[];
+  includeSuperseded: boolean;
+}
+
+/** Props of {@link SearchToolbar}. */
+export interface SearchToolbarProps {
+  model: SearchModel;
+  onChange(next: SearchModel): void;
+  messageLane: boolean;
+  inputRef: Ref<HTMLInputElement>;
+}
+
+const ROLES: [Role, string][] = [["user", "User"], ["assistant", "Assistant"]];
+
+function toggle<T>(list: readonly T[], v: T): T[] {
+  return list.includes(v) ? list.filter((x) => x !== v) : [...list, v];
+}
+
+function chip(label: string, pressed: boolean, onClick: () => void, cls = "") {
+  return html`
+    <button type="button" class=${`chip ${cls}`} aria-pressed=${String(pressed)}
+      onClick=${onClick}>${label}</button>
+  `;
+}
+
+/** The toolbar. */
+export function SearchToolbar({ model, onChange, messageLane, inputRef }: SearchToolbarProps) {
+  const set = (patch: Partial<SearchModel>) => onChange({ ...model, ...patch });
+  const onInput = (e: Event) => set({ q: (e.currentTarget as HTMLInputElement).value });
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key !== "Escape" || !model.q) return;
+    e.preventDefault();
+    set({ q: "" });
+  };
+  const onSuperseded = (e: Event) =>
+    set({ includeSuperseded: (e.currentTarget as HTMLInputElement).checked });
+  const sources = SOURCE_LIST.map((s) =>
+    chip(SOURCE_LABEL[s], model.sources.includes(s), () => {
+      set({ sources: toggle(model.sources, s) });
+    }, `src-${s}`)
+  );
+  const roles = ROLES.map(([r, label]) =>
+    chip(label, model.roles.includes(r), () => set({ roles: toggle(model.roles, r) }))
+  );
+  const messageFilters = messageLane && html`
+    <div class="chips" role="group" aria-label="Message roles">${roles}</div>
+    <label class="switch">
+      <input type="checkbox" id="include-superseded" checked=${model.includeSuperseded}
+        onChange=${onSuperseded} />
+      <span>Include superseded</span>
+    </label>
+  `;
+  const label = messageLane ? "Search sessions and messages" : "Filter sessions";
+  const placeholder = messageLane
+    ? "Search sessions and messages…"
+    : "Filter sessions by name, project or id…";
+
+  return html`
+    <div class="toolbar" role="search">
+      <div class="search-box">
+        <label for="q" class="sr-only">${label}</label>
+        <input id="q" ref=${inputRef} type="search" autocomplete="off" spellcheck="false"
+          value=${model.q} placeholder=${placeholder} onInput=${onInput} onKeyDown=${onKeyDown} />
+      </div>
+      <div class="filters">
+          <div class="chips" role="group" aria-label="Sources">${sources}</div>
+          ${messageFilters}
+        </div>
+    </div>
+  `;
+}

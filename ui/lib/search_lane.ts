@@ -1,0 +1,249 @@
+/**
+ * The message lane's controller, free of the DOM so its races are unit-testable: input
+ * is debounced (DEBOUNCE_MS), a query needs a searchable term (2+ characters, as the
+ * server requires), every request goes through one LatestGate (a new request aborts the
+ * in-flight one, and a response whose ticket is no longer current is dropped), so the
+ * state never shows an older query's results as the answer to a newer one.
+ *
+ * Server answers it reacts to:
+ *  - 410 cursor_expired on "load more": the index published a new revision since page 1.
+ *    The cursor and results are dropped, page 1 is re-run, and a notice says so.
+ *  - partial_reason "timeout": a page cut by the time budget carries no cursor (an
+ *    unknown subset was scanned); it is shown as partial and the same request is retried
+ *    once against the now-warm arena.
+ *  - partial_reason "budget": the page is honest but short; its cursor continues it.
+ *  - 429 busy: retried after Retry-After while the query is still the latest.
+ */
+import {
+  ApiError,
+  type SearchGroup,
+  type SearchPage,
+  type SearchParams,
+  type Source,
+} from "../api_client.ts";
+import { queryTerms } from "./fold.ts";
+import { createLatestGate, isAbort } from "./latest.ts";
+
+export const DEBOUNCE_MS = 225;
+const BUSY_RETRY_MS = 400;
+const BUSY_RETRIES_MAX = 5;
+const RESTARTS_MAX = 3;
+
+/** What the user asked for. */
+export interface LaneQuery {
+  q: string;
+  includeSuperseded: boolean;
+  source: readonly Source[];
+  role: readonly ("user" | "assistant")[];
+}
+
+/** What the lane shows. */
+export interface LaneState {
+  /** idle: nothing to search; loading: a request for the latest query is pending. */
+  status: "idle" | "loading" | "ready" | "error";
+  /** The query the shown groups answer (null when none are shown). */
+  shownQuery: LaneQuery | null;
+  /** True while the shown groups answer an older query than the one typed. */
+  stale: boolean;
+  groups: SearchGroup[];
+  cursor: string | null;
+  loadingMore: boolean;
+  partial: "timeout" | "budget" | null;
+  building: boolean;
+  notice: string | null;
+  error: string | null;
+  tookMs: number | null;
+}
+
+/** Dependencies (the real ones in the hook, fakes in tests). */
+export interface LaneOptions {
+  search(p: SearchParams, signal: AbortSignal): Promise<SearchPage>;
+  onChange(s: LaneState): void;
+  /** Session groups per page. */
+  limit: number;
+  /** @default DEBOUNCE_MS */
+  debounceMs?: number;
+}
+
+/** The controller. */
+export interface SearchLane {
+  set(query: LaneQuery | null): void;
+  loadMore(): void;
+  retry(): void;
+  dispose(): void;
+}
+
+/** Stable identity of a query (filters included). */
+export function laneKey(q: LaneQuery | null): string {
+  return q
+    ? JSON.stringify([q.q.trim(), q.includeSuperseded, [...q.source].sort(), [...q.role].sort()])
+    : "";
+}
+
+/** True when the query has a term the server will search for. */
+export function searchable(q: string): boolean {
+  return queryTerms(q).length > 0;
+}
+
+export const IDLE: LaneState = {
+  status: "idle",
+  shownQuery: null,
+  stale: false,
+  groups: [],
+  cursor: null,
+  loadingMore: false,
+  partial: null,
+  building: false,
+  notice: null,
+  error: null,
+  tookMs: null,
+};
+
+type Mode = "first" | "more" | "timeout_retry" | "restart";
+
+/** Creates a lane. */
+export function createSearchLane(o: LaneOptions): SearchLane {
+  const gate = createLatestGate();
+  const debounceMs = o.debounceMs ?? DEBOUNCE_MS;
+  let state: LaneState = IDLE;
+  let query: LaneQuery | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let timedOutOnce = false;
+  let restarts = 0;
+  const emit = (patch: Partial<LaneState>) => {
+    state = { ...state, ...patch };
+    o.onChange(state);
+  };
+  const clearTimer = () => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+  };
+
+  async function run(mode: Mode, cursor: string | null, busyTries = 0): Promise<void> {
+    const q = query;
+    if (!q) return;
+    const t = gate.begin();
+    if (mode === "more") emit({ loadingMore: true });
+    else emit({ status: "loading", error: null });
+    let page: SearchPage;
+    try {
+      page = await o.search({
+        q: q.q.trim(),
+        limit: o.limit,
+        cursor,
+        includeSuperseded: q.includeSuperseded,
+        source: q.source,
+        role: q.role,
+      }, t.signal);
+    } catch (err) {
+      if (isAbort(err) || !t.current()) return;
+      if (err instanceof ApiError && err.status === 410 && restarts < RESTARTS_MAX) {
+        restarts++;
+        emit({
+          groups: [],
+          cursor: null,
+          shownQuery: null,
+          loadingMore: false,
+          partial: null,
+          notice: "The index changed while paging — results restarted from the top.",
+        });
+        return run("restart", null);
+      }
+      if (err instanceof ApiError && err.status === 429 && busyTries < BUSY_RETRIES_MAX) {
+        timer = setTimeout(() => {
+          if (t.current()) void run(mode, cursor, busyTries + 1);
+        }, err.retryAfterMs ?? BUSY_RETRY_MS);
+        return;
+      }
+      emit({
+        status: "error",
+        loadingMore: false,
+        stale: false,
+        groups: mode === "more" ? state.groups : [],
+        shownQuery: mode === "more" ? state.shownQuery : null,
+        error: (err as Error).message,
+      });
+      return;
+    }
+    if (!t.current()) return; // a newer request owns the lane
+    const groups = mode === "more" ? appendGroups(state.groups, page.groups) : page.groups;
+    const partial = page.state === "partial" ? page.partial_reason ?? "timeout" : null;
+    let notice = mode === "restart" ? state.notice : mode === "more" ? state.notice : null;
+    if (partial === "timeout" && !timedOutOnce) {
+      timedOutOnce = true;
+      emit({
+        status: "loading",
+        groups,
+        shownQuery: q,
+        stale: false,
+        cursor: null,
+        partial,
+        loadingMore: false,
+        notice: "Partial results — retrying…",
+        building: page.state === "building",
+      });
+      return run(mode === "more" ? "more" : "timeout_retry", cursor);
+    }
+    if (partial === "timeout") notice = "Partial results: the search ran out of time.";
+    else if (partial === "budget") {
+      notice = "Partial page: the response budget was reached — load more to continue.";
+    }
+    if (mode !== "restart") restarts = 0;
+    emit({
+      status: "ready",
+      groups,
+      shownQuery: q,
+      stale: false,
+      cursor: page.cursor,
+      loadingMore: false,
+      partial,
+      building: page.state === "building",
+      notice,
+      error: null,
+      tookMs: page.took_ms,
+    });
+  }
+
+  return {
+    set(next) {
+      const same = laneKey(next) === laneKey(query) && (state.status !== "idle" || !next);
+      if (same) return;
+      clearTimer();
+      query = next && searchable(next.q) ? next : null;
+      if (!query) {
+        gate.cancel();
+        timedOutOnce = false;
+        emit(IDLE);
+        return;
+      }
+      gate.cancel(); // the in-flight request answers a query that is no longer typed
+      emit({ status: "loading", stale: state.groups.length > 0, loadingMore: false });
+      timer = setTimeout(() => {
+        timer = null;
+        timedOutOnce = false;
+        restarts = 0;
+        void run("first", null);
+      }, debounceMs);
+    },
+    loadMore() {
+      if (state.status !== "ready" || !state.cursor || state.loadingMore) return;
+      void run("more", state.cursor);
+    },
+    retry() {
+      if (!query) return;
+      clearTimer();
+      timedOutOnce = false;
+      void run("first", null);
+    },
+    dispose() {
+      clearTimer();
+      gate.cancel();
+    },
+  };
+}
+
+/** Appends a page's groups, skipping sessions already shown. */
+function appendGroups(have: readonly SearchGroup[], more: readonly SearchGroup[]): SearchGroup[] {
+  const seen = new Set(have.map((g) => g.session_key));
+  return [...have, ...more.filter((g) => !seen.has(g.session_key))];
+}

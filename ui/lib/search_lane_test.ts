@@ -1,0 +1,167 @@
+import assert from "node:assert/strict";
+import { ApiError, type SearchGroup, type SearchPage, type SearchParams } from "../api_client.ts";
+import { createSearchLane, type LaneQuery, type LaneState } from "./search_lane.ts";
+
+const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function group(key: string): SearchGroup {
+  return {
+    session_key: key,
+    source: "codex",
+    session_id: key,
+    best_ts_ms: 1,
+    total_hits: 1,
+    source_gone: false,
+    title: key,
+    project: null,
+    hits: [],
+  };
+}
+
+function page(keys: string[], extra: Partial<SearchPage> = {}): SearchPage {
+  return {
+    state: "ready",
+    window_days: 14,
+    groups: keys.map(group),
+    cursor: null,
+    took_ms: 1,
+    ...extra,
+  };
+}
+
+const Q = (q: string, includeSuperseded = false): LaneQuery => ({
+  q,
+  includeSuperseded,
+  source: [],
+  role: [],
+});
+
+/** A fake server: each call is recorded and answered by `answer` (possibly late). */
+function rig(answer: (p: SearchParams, n: number) => Promise<SearchPage>) {
+  const calls: { p: SearchParams; signal: AbortSignal }[] = [];
+  const states: LaneState[] = [];
+  const lane = createSearchLane({
+    limit: 2,
+    debounceMs: 5,
+    onChange: (s) => states.push(s),
+    search: (p, signal) => {
+      calls.push({ p, signal });
+      return answer(p, calls.length);
+    },
+  });
+  return { lane, calls, states, last: () => states[states.length - 1]! };
+}
+
+Deno.test("typing is debounced: only the final query is sent", async () => {
+  const r = rig((p) => Promise.resolve(page([p.q])));
+  for (const q of ["c", "ca", "caf", "café"]) r.lane.set(Q(q));
+  await wait(30);
+  assert.deepEqual(r.calls.map((c) => c.p.q), ["café"]);
+  assert.equal(r.last().status, "ready");
+  assert.equal(r.last().shownQuery?.q, "café");
+  r.lane.dispose();
+});
+
+Deno.test("new input aborts the in-flight request and a late older answer is never shown", async () => {
+  let releaseSlow!: () => void;
+  const r = rig((p) =>
+    p.q === "ca"
+      ? new Promise((res) => (releaseSlow = () => res(page(["broad-1", "broad-2"]))))
+      : Promise.resolve(page(["café-1"]))
+  );
+  r.lane.set(Q("ca"));
+  await wait(20); // "ca" is in flight
+  r.lane.set(Q("café"));
+  assert.ok(r.calls[0]!.signal.aborted, "the older request was aborted");
+  await wait(20);
+  releaseSlow(); // the server answers the old query anyway, after the new one
+  await wait(5);
+  assert.equal(r.last().shownQuery?.q, "café");
+  assert.deepEqual(r.last().groups.map((g) => g.session_key), ["café-1"]);
+  r.lane.dispose();
+});
+
+Deno.test("a query without a 2-character term never reaches the server", async () => {
+  const r = rig(() => Promise.resolve(page(["x"])));
+  r.lane.set(Q("a"));
+  r.lane.set(Q("a b"));
+  await wait(20);
+  assert.equal(r.calls.length, 0);
+  assert.equal(r.last().status, "idle");
+});
+
+Deno.test("410 on load more drops the cursor and results and restarts from page 1", async () => {
+  const r = rig((p, n) => {
+    if (n === 1) return Promise.resolve(page(["a", "b"], { cursor: "c1" }));
+    if (p.cursor) return Promise.reject(new ApiError("Cursor expired", 410, "cursor_expired"));
+    return Promise.resolve(page(["new", "a"], { cursor: "c2" }));
+  });
+  r.lane.set(Q("cookie"));
+  await wait(20);
+  assert.equal(r.last().cursor, "c1");
+  r.lane.loadMore();
+  await wait(20);
+  assert.deepEqual(r.calls.map((c) => c.p.cursor ?? null), [null, "c1", null]);
+  const s = r.last();
+  assert.equal(s.status, "ready");
+  assert.deepEqual(s.groups.map((g) => g.session_key), ["new", "a"]);
+  assert.equal(s.cursor, "c2");
+  assert.match(s.notice ?? "", /restarted/);
+  assert.ok(
+    r.states.some((x) => x.groups.length === 0 && x.cursor === null),
+    "old results dropped",
+  );
+  r.lane.dispose();
+});
+
+Deno.test("a timeout-partial page is shown, retried once, then reported honestly", async () => {
+  const partial = page(["p"], { state: "partial", partial_reason: "timeout" });
+  const r = rig(() => Promise.resolve(partial));
+  r.lane.set(Q("the"));
+  await wait(30);
+  assert.equal(r.calls.length, 2, "retried exactly once");
+  assert.ok(r.states.some((s) => s.notice === "Partial results — retrying…"));
+  assert.equal(r.last().partial, "timeout");
+  assert.match(r.last().notice ?? "", /ran out of time/);
+  r.lane.dispose();
+});
+
+Deno.test("a budget-partial page keeps its cursor so load more continues it", async () => {
+  const r = rig((p) =>
+    Promise.resolve(
+      p.cursor
+        ? page(["c"])
+        : page(["a", "b"], { state: "partial", partial_reason: "budget", cursor: "k" }),
+    )
+  );
+  r.lane.set(Q("the"));
+  await wait(20);
+  assert.equal(r.last().partial, "budget");
+  r.lane.loadMore();
+  await wait(20);
+  assert.deepEqual(r.last().groups.map((g) => g.session_key), ["a", "b", "c"]);
+  assert.equal(r.last().partial, null);
+  r.lane.dispose();
+});
+
+Deno.test("429 busy is retried while the query is still the latest", async () => {
+  const r = rig((_, n) =>
+    n === 1 ? Promise.reject(new ApiError("busy", 429, "busy", 5)) : Promise.resolve(page(["ok"]))
+  );
+  r.lane.set(Q("cookie"));
+  await wait(40);
+  assert.equal(r.calls.length, 2);
+  assert.deepEqual(r.last().groups.map((g) => g.session_key), ["ok"]);
+  r.lane.dispose();
+});
+
+Deno.test("changing a filter is a new query", async () => {
+  const r = rig((p) => Promise.resolve(page([String(p.includeSuperseded)])));
+  r.lane.set(Q("cookie"));
+  await wait(20);
+  r.lane.set(Q("cookie", true));
+  await wait(20);
+  assert.deepEqual(r.calls.map((c) => c.p.includeSuperseded), [false, true]);
+  assert.deepEqual(r.last().groups.map((g) => g.session_key), ["true"]);
+  r.lane.dispose();
+});
