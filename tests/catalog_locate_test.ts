@@ -25,6 +25,7 @@ import {
   wellFormedVectors,
 } from "./helpers/catalog_hostile.ts";
 import { withTempDir } from "./helpers/temp.ts";
+import { figure } from "./helpers/figures.ts";
 
 async function shardMarks(w: Awaited<ReturnType<typeof buildCatalogWorld>>, key: string) {
   const e = (await w.store.readManifest()).sessions[key]!;
@@ -277,6 +278,8 @@ Deno.test("hostile locators never serve a byte from outside the session director
     const targets = [`intendant:${s0.id}`, `intendant:${s1.id}`, codexKey];
 
     let vectors = 0, served = 0, malformedOk = 0, malformedAll = 0, typedOk = 0, typedAll = 0;
+    // What the route would turn into a 5xx: anything but MalformedLocatorError (still thrown).
+    let fiveXx = 0;
     const scan = (body: unknown) => {
       const text = JSON.stringify(body);
       served += (text.split(CANARY).length - 1) * CANARY.length;
@@ -289,7 +292,10 @@ Deno.test("hostile locators never serve a byte from outside the session director
         scan(await sessionDetail(w.deps, targets[0]!, { locate: bad }));
       } catch (err) {
         if (err instanceof MalformedLocatorError) malformedOk++;
-        else throw err;
+        else {
+          fiveXx++;
+          throw err;
+        }
       }
     }
     // s1's own sidecar-backed locators, against s1 only (s0's sidecars hold the same
@@ -304,7 +310,10 @@ Deno.test("hostile locators never serve a byte from outside the session director
         vectors++;
         typedAll++;
         const locate = i % 2 === 0 ? encodeLocator(loc) : JSON.stringify(loc);
-        const d = await sessionDetail(w.deps, key, { locate, limit: 1000 });
+        const d = await sessionDetail(w.deps, key, { locate, limit: 1000 }).catch((err) => {
+          fiveXx++;
+          throw err;
+        });
         scan(d);
         if (d.locate?.state === "stale" || d.locate?.state === "unavailable") typedOk++;
         else {assert.fail(
@@ -328,17 +337,18 @@ Deno.test("hostile locators never serve a byte from outside the session director
     );
     scan(await sessionDetail(w.deps, targets[1]!, { limit: 1000 }));
     const pct = (a: number, b: number) => `${Math.round((100 * a) / b)}%`;
-    // deno-lint-ignore no-console
-    console.log(
-      `vectors: ${vectors} (${
-        malformedAll + runs.length
-      } distinct locate values), bytes served from outside session dir: ${served}, ` +
+    figure(
+      "D5",
+      `vectors: ${vectors}, bytes served from outside session dir: ${served}, 5xx: ${fiveXx}, ` +
         `malformed→400: ${pct(malformedOk, malformedAll)}, typed degradations: ${
           pct(typedOk, typedAll)
         }`,
     );
+    // deno-lint-ignore no-console
+    console.log(`D5 detail: ${malformedAll + runs.length} distinct locate values`);
     assert.ok(vectors >= 60);
     assert.equal(served, 0);
+    assert.equal(fiveXx, 0);
     assert.equal(malformedOk, malformedAll);
     assert.equal(typedOk, typedAll);
   }));
@@ -406,10 +416,11 @@ while True:
       await swapper.status;
       Deno.writeFileSync(target, original);
     }
+    figure("D7", `escaped reads: ${escaped}/${N.toLocaleString("en-US")}`);
     // deno-lint-ignore no-console
     console.log(
-      `escaped reads: ${escaped}/${N} (locate outcomes ${JSON.stringify(states)}; ` +
-        `naive lstat-then-read control leaked ${naive}/2000)`,
+      `D7 detail: locate outcomes ${JSON.stringify(states)}; naive lstat-then-read control ` +
+        `leaked ${naive}/2000`,
     );
     assert.equal(escaped, 0);
     assert.ok(Object.keys(states).length >= 2, "the race was actually exercised");

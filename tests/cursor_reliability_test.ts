@@ -2,7 +2,8 @@
  * Reliability-plan table B at the cursor + line-reader level (B1–B3, B5–B8, B11, B12).
  * A tiny consumer JSON.parses each complete line and keeps the records currently served,
  * keyed by `id`, so exactly-once holds when every written id is served once with its exact
- * text. Each test prints its figure line in the plan's style. INTENDANT_STRESS=1 raises
+ * text. Each test prints its figure line (figures.ts) exactly as the plan's last column,
+ * and a "detail" line with what else it measured. INTENDANT_STRESS=1 raises
  * B1 to 100,000 records and B5 to a 1 GiB line; INTENDANT_SEED fixes the random seed.
  * One suite past the 600-line mark on purpose: every case shares the consumer and sweep
  * below, and splitting would duplicate them or turn test scaffolding into an export.
@@ -20,6 +21,7 @@ import {
   statSource,
 } from "../lib/message_search/cursor.ts";
 import type { CursorClass, FileCursor } from "../lib/message_search/cursor_types.ts";
+import { figure } from "./helpers/figures.ts";
 
 const STRESS = /^(1|true|yes|on)$/i.test(Deno.env.get("INTENDANT_STRESS") ?? "");
 const SEED = Number(Deno.env.get("INTENDANT_SEED") ?? Date.now() % 1e9);
@@ -180,13 +182,14 @@ Deno.test("B1 torn writes split lines and UTF-8 sequences; each record is indexe
     for (const [id, line] of c.active) if (expected.get(id) !== line) partialPublished++;
     const lost = [...expected.keys()].filter((id) => !c.active.has(id)).length;
     const rewrites = c.classes.filter((k) => k.kind === "rewritten").length;
+    figure(
+      "B1",
+      `records written: ${fmt(n)}, indexed: ${fmt(c.active.size)}, duplicates: ${c.duplicates}, ` +
+        `lost: ${lost}, partial records published: ${partialPublished}`,
+    );
     console.log(
-      `B1: records written: ${fmt(n)}, indexed: ${
-        fmt(c.active.size)
-      }, duplicates: ${c.duplicates}, ` +
-        `lost: ${lost}, partial records published: ${partialPublished} ` +
-        `(sweeps: ${fmt(sweeps)}, chunks splitting a UTF-8 sequence: ${fmt(splitUtf8)}, ` +
-        `rewrites: ${rewrites}, garbage lines: ${c.garbageLines}, seed ${SEED})`,
+      `B1 detail: sweeps: ${fmt(sweeps)}, chunks splitting a UTF-8 sequence: ${fmt(splitUtf8)}, ` +
+        `rewrites: ${rewrites}, garbage lines: ${c.garbageLines}, seed ${SEED}`,
     );
     assert.equal(c.active.size, n);
     assert.deepEqual([c.duplicates, lost, partialPublished, rewrites, c.garbageLines], [
@@ -211,7 +214,8 @@ Deno.test("B2 a parsable line without its newline is not consumed until the newl
     assert.equal(c.active.size, 1);
     await Deno.writeTextFile(c.path, "\n", { append: true });
     await sweep(c);
-    console.log(`B2: early consumption: ${early} (served after "\\n": ${c.active.has("b")})`);
+    figure("B2", `early consumption: ${early}`);
+    console.log(`B2 detail: served after "\\n": ${c.active.has("b")}`);
     assert.equal(early, 0);
     assert.deepEqual([...c.active.keys()], ["a", "b"]);
   });
@@ -247,12 +251,16 @@ Deno.test("B3 garbage and NUL runs are counted and the valid lines after them in
     const before = c.garbageLines;
     await Deno.writeTextFile(c.path, recs("m", 0, 3), { append: true });
     await sweep(c);
+    figure(
+      "B3",
+      `valid-after-garbage indexed: ${(indexed / validAfter * 100).toFixed(0)}%, garbage runs ` +
+        `counted: ${fmt(c.garbageLines + c.nulRuns)} lines from ${runs} runs, crashes: 0`,
+    );
     console.log(
-      `B3: valid-after-garbage indexed: ${(indexed / validAfter * 100).toFixed(0)}% ` +
-        `(${indexed}/${validAfter}), garbage runs written: ${runs}, garbage lines counted: ` +
-        `${c.garbageLines}, NUL runs stripped: ${c.nulRuns}, crashes: 0; unterminated random ` +
-        `run merged into the next line: ${c.garbageLines - before} line, later lines indexed: ` +
-        `${["m1", "m2"].filter((id) => c.active.has(id)).length}/2`,
+      `B3 detail: ${indexed}/${validAfter} valid lines after garbage, garbage runs written: ` +
+        `${runs}, garbage lines counted: ${c.garbageLines}, NUL runs stripped: ${c.nulRuns}; ` +
+        `unterminated random run merged into the next line: ${c.garbageLines - before} line, ` +
+        `later lines indexed: ${["m1", "m2"].filter((id) => c.active.has(id)).length}/2`,
     );
     assert.equal(indexed, validAfter);
     assert.ok(c.nulRuns >= (runs / 3) * 2 && c.garbageLines >= 1);
@@ -293,13 +301,13 @@ Deno.test("B5 a huge single line is skipped with bounded memory", async () => {
     assert.ok(out.success, stderr);
     const r: HugeLineResult = JSON.parse(new TextDecoder().decode(out.stdout).trim());
     const capMiB = MAX_LINE_BYTES / MiB;
-    console.log(
-      `B5: line ${lineBytes / MiB} MiB, RSS delta ${
-        r.deltaMiB.toFixed(0)
-      } MiB ≤ cap ${capMiB}+64 ` +
-        `MiB, lines skipped: ${r.skipped}, following indexed: ${r.following}/100, ` +
-        `RangeError/OOM: ${r.rangeErrors}, wall time: ${r.wallS.toFixed(2)} s`,
+    figure(
+      "B5",
+      `RSS delta: ${r.deltaMiB.toFixed(0)} MiB ≤ cap+64 MiB, lines skipped: ${r.skipped}, ` +
+        `following indexed: ${r.following}/100, RangeError/OOM: ${r.rangeErrors}, wall time: ` +
+        `${r.wallS.toFixed(2)} s`,
     );
+    console.log(`B5 detail: line ${lineBytes / MiB} MiB, cap ${capMiB} MiB (MAX_LINE_BYTES)`);
     assert.deepEqual([r.skipped, r.following, r.rangeErrors], [1, 100, 0]);
     assert.ok(r.deltaMiB <= capMiB + 64, `RSS delta ${r.deltaMiB} MiB`);
   });
@@ -407,10 +415,18 @@ Deno.test("B6 truncate and regrow: every case is rewritten and only new records 
     await Deno.writeTextFile(p, sameLen(base, '"old"}', '"new"}'));
     await Deno.utime(p, cursor.mtime_ms! / 1000, cursor.mtime_ms! / 1000);
     const forged = (await classifySource(p, cursor)).class.kind;
+    figure(
+      "B6",
+      `per case: classification correct ${
+        results.map((r) => r.replace(/^(\([a-z]'?\)).*: (yes|no) .*$/, "$1 $2")).join(", ")
+      }, ` +
+        `stale-active records: ${stale}, new records indexed: ${
+          missing === 0 ? "100%" : `missing ${missing}`
+        }, duplicates: ${dups}`,
+    );
     console.log(
-      `B6: per case: classification correct ${results.join("; ")}; stale-active records: ` +
-        `${stale}, new records indexed: ${missing === 0 ? "100%" : `missing ${missing}`}, ` +
-        `duplicates: ${dups}; (d') forged mtime outside the racy window: ${forged} (known limit)`,
+      `B6 detail: ${results.join("; ")}; (d') forged mtime outside the racy window: ${forged} ` +
+        `(known limit)`,
     );
     assert.deepEqual([stale, missing, dups], [0, 0, 0]);
   });
@@ -428,9 +444,10 @@ Deno.test("B7 a small file growing by single records is never rebuilt", async ()
     const rebuilds = c.classes.filter((k) => k.kind === "rewritten").length;
     const appended = c.classes.filter((k) => k.kind === "appended").length;
     const size = (await Deno.stat(c.path)).size;
+    figure("B7", `rebuilds triggered by pure appends: ${rebuilds}`);
     console.log(
-      `B7: rebuilds triggered by pure appends: ${rebuilds} (appended: ${appended}/500, ` +
-        `size grew to ${size} B across the 4 KiB prefix span, records: ${c.active.size}/501)`,
+      `B7 detail: appended: ${appended}/500, size grew to ${size} B across the 4 KiB prefix ` +
+        `span, records: ${c.active.size}/501`,
     );
     assert.deepEqual([rebuilds, appended, c.active.size], [0, 500, 501]);
   });
@@ -469,8 +486,9 @@ Deno.test("B8 delete and recreate at the same path never resumes at the stale of
         await Deno.remove(c.path);
       }
     }
-    console.log(
-      `B8: inode reused: (a) ${reused.a}/50, (b) ${reused.b}/50, missed records: ${missed}, ` +
+    figure(
+      "B8",
+      `inode reused: ${reused.a}/50 (a), ${reused.b}/50 (b), missed records: ${missed}, ` +
         `misclassified Appended: ${misAppended}`,
     );
     assert.deepEqual([missed, misAppended], [0, 0]);
@@ -530,12 +548,18 @@ Deno.test("B11 hostile file types are never read and never block", async () => {
       }
       const escaped = await swapRace(src, canary);
       const ms = performance.now() - t0;
+      figure(
+        "B11",
+        `blocked sweeps: ${blocked}, bytes read from non-regular/outside: ${bytesRead}, ` +
+          `sweep time: ${ms.toFixed(0)} ms ≤ budget (3 s a sweep)`,
+      );
       console.log(
-        `B11: blocked sweeps: ${blocked}, bytes read from non-regular/outside: ${bytesRead}, ` +
-          `non-regular classified other: ${hostile.length - notOther}/${hostile.length}, ` +
+        `B11 detail: non-regular classified other: ${
+          hostile.length - notOther
+        }/${hostile.length}, ` +
           `direct reads refused: ${refused}/${hostile.length}, mode-000: ${permission}, ` +
           `swap race escaped reads: ${escaped.escaped}/${escaped.tries} ` +
-          `(swaps ${escaped.swaps}, refused ${escaped.refused}), sweep time: ${ms.toFixed(0)} ms`,
+          `(swaps ${escaped.swaps}, refused ${escaped.refused})`,
       );
       assert.deepEqual([blocked, bytesRead, notOther, refused, escaped.escaped], [0, 0, 0, 5, 0]);
       assert.ok(escaped.swaps >= 100 && escaped.refused > 0, "the swap race must really race");
@@ -565,7 +589,11 @@ async function permissionAsNobody(dir: string, file: string): Promise<string> {
   await Deno.chmod(denoDir, 0o777);
   await Deno.chmod(dir, 0o755);
   await Deno.chmod(script, 0o644);
-  const args = ["-u", "nobody", "--", Deno.execPath(), "run", "--no-config", "--allow-read"];
+  // npx keeps deno under /root, out of nobody's reach: run nobody's own executable copy.
+  const deno = join(dir, "deno");
+  await Deno.copyFile(Deno.execPath(), deno);
+  await Deno.chmod(deno, 0o755);
+  const args = ["-u", "nobody", "--", deno, "run", "--no-config", "--allow-read"];
   let out: Deno.CommandOutput;
   try {
     out = await new Deno.Command("runuser", {
@@ -648,9 +676,10 @@ Deno.test("B12 same-length racily-clean rewrites with a forced mtime are caught"
       });
       if (cls.kind !== "rewritten") missed++;
     }
+    figure("B12", `racily-clean rewrites missed: ${missed}/${iterations}`);
     console.log(
-      `B12: racily-clean rewrites missed: ${missed}/${iterations} (rewrites touch the first ` +
-        `or last 4 KiB; size and mtime forced equal to the cursor's)`,
+      `B12 detail: rewrites touch the first or last 4 KiB; size and mtime forced equal to the ` +
+        `cursor's`,
     );
     assert.equal(missed, 0);
   });

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { spawnIntendant, waitFor } from "./helpers/cli.ts";
 import { writeNativeSession } from "./helpers/native_corpus.ts";
 import { withTempDir } from "./helpers/temp.ts";
+import { figure } from "./helpers/figures.ts";
 
 async function rawGet(port: number, host: string, path: string, token: string): Promise<string> {
   const conn = await Deno.connect({ hostname: "127.0.0.1", port });
@@ -90,7 +91,8 @@ Deno.test("`intendant serve` on a real port: tokenized URL, cookie, API, Host ch
         // Refused: the daemon binds 127.0.0.1 only.
       }
     }
-    console.log(`non-loopback connects accepted: ${accepted} (addresses tried: ${addrs.length})`);
+    figure("D13", `non-loopback connects accepted: ${accepted}`);
+    console.log(`D13 detail: non-loopback interface addresses tried: ${addrs.length}`);
     assert.equal(accepted, 0);
     run.child.kill("SIGTERM");
     const done = await run.done;

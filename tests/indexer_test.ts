@@ -12,8 +12,7 @@ import { runIntendant, sessionOf } from "./helpers/cli.ts";
 import { writeNativeSession } from "./helpers/native_corpus.ts";
 import { writeLegacySession } from "./helpers/legacy_session.ts";
 import { DENO, hermeticEnv, REPO_ROOT, withTempDir } from "./helpers/temp.ts";
-
-const STRESS = Deno.env.get("INTENDANT_STRESS") === "1";
+import { figure, STRESS } from "./helpers/figures.ts";
 
 function cfgFor(root: string) {
   return resolveConfig(hermeticEnv(root), { cwd: root });
@@ -255,8 +254,27 @@ Deno.test("B15: the indexer killed mid-sweep, then exactly-once after recovery",
       dup += a.length - new Set(a).size;
       lost += b.filter((id) => !a.includes(id)).length;
     }
-    console.log(`kills: ${KILLS} (mid-sweep ${killedMidSweep}), dup: ${dup}, lost: ${lost}`);
+    figure("B15", `kills: ${KILLS}, dup: ${dup}, lost: ${lost}`);
+    console.log(`B15 detail: kills that hit a still-running indexer: ${killedMidSweep}/${KILLS}`);
     assert.equal(dup, 0);
     assert.equal(lost, 0);
     assert.equal(Object.keys(got.sessions).length, Object.keys(want.sessions).length);
+  }));
+
+Deno.test("a source that vanishes for a sweep and comes back unchanged is no longer source_gone", () =>
+  withTempDir(async (root) => {
+    const cfg = cfgFor(root);
+    const s = await writeNativeSession(cfg.logsDir, { turns: 2 });
+    const { indexer, store } = await createMessageIndex(cfg);
+    await indexer.sweep();
+    const key = `intendant:${s.id}`;
+    const away = join(root, "away");
+    Deno.renameSync(s.dir, away);
+    await indexer.sweep();
+    assert.equal((await store.readManifest()).sessions[key]!.source_gone, true);
+    Deno.renameSync(away, s.dir);
+    await indexer.sweep();
+    const back = (await store.readManifest()).sessions[key]!;
+    assert.equal(back.source_gone, false);
+    assert.equal(back.records, s.texts.length);
   }));

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { FaultFs } from "./helpers/fault_fs.ts";
+import { figure, STRESS } from "./helpers/figures.ts";
 import {
   a2Batch,
   checkInvariants,
@@ -26,7 +27,6 @@ import {
   parseManifestBytes,
 } from "../lib/message_search/store/mod.ts";
 
-const STRESS = Deno.env.get("INTENDANT_STRESS") === "1";
 const CHILD = new URL("./helpers/store_child.ts", import.meta.url).pathname;
 const WORKERS = 4;
 
@@ -154,12 +154,15 @@ Deno.test("kill -9 at random points during publish never breaks I1–I6 (A1)", (
       }
       return a;
     }, tally());
-    console.log(
+    figure(
+      "A1",
       `kill points tried: ${t.kills}, unparsable manifests: ${t.unparsable}, ` +
         `quarantines: ${t.quarantines}, missing/mismatched generations: ${t.badGenerations}, ` +
         `acknowledged publishes lost: ${t.lostAcks}, revision regressions: ${t.regressions}, ` +
-        `orphan temps after restart: ${t.tempsAfter}, lock not re-acquirable: ${t.lockStuck}, ` +
-        `publishes acknowledged: ${t.acks}`,
+        `orphan temps after restart: ${t.tempsAfter}`,
+    );
+    console.log(
+      `A1 detail: lock not re-acquirable: ${t.lockStuck}, publishes acknowledged: ${t.acks}`,
     );
     assert.deepEqual(t.childErrors, []);
     assert.ok(t.kills >= kills);
@@ -217,9 +220,10 @@ Deno.test("negative control: an in-place writeTextFile manifest is torn by kill 
         unparsable += p.unparsable;
       }
     }
-    console.log(
-      `control (in-place writeTextFile): kill points tried: ${kills}, ` +
-        `runs that had written a manifest: ${written}, unparsable manifests: ${unparsable}`,
+    figure(
+      "A1",
+      `negative control (in-place writeTextFile): kill points tried: ${kills}, ` +
+        `unparsable manifests: ${unparsable}/${written}`,
     );
     assert.ok(unparsable > 0, "the naive writer must be seen to corrupt the manifest");
   }));
@@ -282,7 +286,8 @@ Deno.test("kill -9 before every fs op of a publish never breaks I1–I6 (A2)", (
     );
     const enumerated = results.filter((r) => r.k <= n && r.killed).length;
     const violations = results.filter((r) => r.bad);
-    console.log(
+    figure(
+      "A2",
       `fs ops per publish: ${n}, kill points enumerated: ${enumerated}/${n}, ` +
         `violations: ${violations.length}`,
     );
@@ -330,7 +335,8 @@ Deno.test("startup removes a killed writer's temps and spares a live writer's (A
       after += left.filter((p) => !live.includes(p)).length;
       liveDeleted += live.filter((p) => !left.includes(p)).length;
     }
-    console.log(
+    figure(
+      "A16",
       `orphans before: ${before}, after startup: ${after}, live temps deleted: ${liveDeleted}`,
     );
     assert.equal(before, killAt.length);

@@ -41,3 +41,5 @@ export { REPORT_MAX_TOTAL_BYTES, sessionReportZip } from "./report_zip.ts";
 export type { ReportOptions } from "./report_zip.ts";
 export { resumeCommand, shellQuote } from "./resume.ts";
 export { deleteNativeSession } from "./delete_session.ts";
+export { openInside } from "./safe_fs.ts";
+export type { OpenResult, Refusal, SafeFile } from "./safe_fs.ts";

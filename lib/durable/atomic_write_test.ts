@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { parseTempName, removeOrphanTemps, writeFileAtomic } from "./atomic_write.ts";
 import { type Fs, realFs } from "./fs.ts";
 import { withTempDir } from "../../tests/helpers/temp.ts";
+import { figure } from "../../tests/helpers/figures.ts";
 
 /** Wraps realFs, throwing `err` on the named op. */
 function failing(op: keyof Fs, err: Error): Fs {
@@ -61,7 +62,7 @@ Deno.test("a failed fsync is never followed by a rename (reliability-plan A6)", 
     assert.equal(renames, 0);
     assert.equal(syncs, 1);
     assert.equal(await Deno.readTextFile(p), "old");
-    console.log(`renames after failed fsync: ${renames}, fsync retries: ${syncs - 1}`);
+    figure("A6", `renames after failed fsync: ${renames}, fsync retries: ${syncs - 1}`);
   }));
 
 Deno.test("removeOrphanTemps removes dead writers' temps and spares live ones", () =>

@@ -32,6 +32,7 @@ import type { FileHandle } from "node:fs/promises";
 import { ContainmentError } from "../errors.ts";
 import { type LineSpan, splitCompleteLines } from "../durable/mod.ts";
 import type { CursorClass, FileCursor } from "./cursor_types.ts";
+import { noteSourceOpen } from "./io_stats.ts";
 
 /** Bytes covered by the prefix hash once a file is at least this long. */
 export const PREFIX_SPAN_BYTES = 4096;
@@ -104,12 +105,37 @@ function translateError(err: unknown, path: string): unknown {
   }
 }
 
-/** lstat of a source path; null when it does not exist. Never follows a symlink. */
+/**
+ * lstat of a source path; null when it does not exist. Never follows a symlink.
+ * Synchronous on purpose: a sweep lstats every known file, and a thread-pool round trip
+ * per call cost ~15× the syscall itself (a no-op sweep was mostly waiting on them); a
+ * local lstat blocks the event loop for microseconds. Deno's FileInfo carries the same
+ * whole-ms mtime node's Stats gives the fstat path, so both sides compare equal.
+ */
+// deno-lint-ignore require-await
 export async function statSource(path: string): Promise<FileStatLite | null> {
+  try {
+    const st = Deno.lstatSync(path);
+    return {
+      kind: st.isFile ? "file" : "other",
+      dev: st.dev ?? 0,
+      ino: st.ino ?? 0,
+      size: st.size,
+      mtime_ms: st.mtime ? Math.trunc(st.mtime.getTime()) : null,
+    };
+  } catch (err) {
+    // ENOTDIR: a parent component is now a file; there is no source here either way.
+    const code = errnoOf(err);
+    if (code === "ENOENT" || code === "ENOTDIR" || err instanceof Deno.errors.NotFound) return null;
+    throw translateError(err, path);
+  }
+}
+
+/** statSource through the thread pool: the read path yields to the event loop here. */
+async function statSourceAsync(path: string): Promise<FileStatLite | null> {
   try {
     return toStatLite(await fsp.lstat(path));
   } catch (err) {
-    // ENOTDIR: a parent component is now a file; there is no source here either way.
     const code = errnoOf(err);
     if (code === "ENOENT" || code === "ENOTDIR" || err instanceof Deno.errors.NotFound) return null;
     throw translateError(err, path);
@@ -123,7 +149,9 @@ interface OpenSource {
 
 /** Opens a regular file whose identity matches `expected` (or a fresh lstat). */
 async function openRegular(path: string, expected: FileStatLite | null): Promise<OpenSource> {
-  const before = expected ?? await statSource(path);
+  // Async on purpose (unlike statSource): a loop of refused opens (a path swapped to a
+  // symlink) must still let other tasks run between its attempts.
+  const before = expected ?? await statSourceAsync(path);
   if (before === null) throw new Deno.errors.NotFound(`Source "${path}" does not exist`);
   if (before.kind !== "file") {
     throw new ContainmentError(`Refusing "${path}": not a regular file`);
@@ -137,6 +165,7 @@ async function openRegular(path: string, expected: FileStatLite | null): Promise
   } catch (err) {
     throw translateError(err, path);
   }
+  noteSourceOpen();
   try {
     const stat = toStatLite(await handle.stat());
     if (stat.kind !== "file" || stat.dev !== before.dev || stat.ino !== before.ino) {

@@ -4,7 +4,10 @@
  * first one a full interval after start (one-shot CLI runs never pay for it);
  * `refreshIfStale(1000)` lets the query edge sweep first when the last sweep is older
  * than a second, and is a no-op until the first sweep completes (a backfill never runs
- * inline with a query). Sources that publish nothing (wrapper sessions, nothing said yet,
+ * inline with a query). A sweep publishes its updates as one batch, or in several once the
+ * pending records pass PUBLISH_BATCH_UNITS of text (a cold backfill then never holds the
+ * whole corpus in memory; each batch is a complete, valid revision on its own). Sources
+ * that publish nothing (wrapper sessions, nothing said yet,
  * everything older than the window) are remembered in process, not in the store. One
  * source's failure is isolated: it is counted and every other source still publishes.
  */
@@ -13,6 +16,12 @@ import { type ManifestEntry, sessionKey, type ShardUpdate } from "./store/types.
 import { cursorFingerprint, cursorWatermark, statSource } from "./cursor.ts";
 import type { Extractor, PriorShard, SessionUnit } from "./extract/types.ts";
 import type { Source } from "./record.ts";
+
+/**
+ * Pending record text (UTF-16 units) after which a sweep publishes what it has so far.
+ * Bounds a backfill's memory to about this much prose (plus one unit being extracted).
+ */
+export const PUBLISH_BATCH_UNITS = 16 * 1024 * 1024;
 
 /** Options for {@link Indexer}. */
 export interface IndexerOptions {
@@ -174,8 +183,30 @@ export class Indexer {
     const started = this.#o.now();
     const discovered: SessionUnit[] = [];
     const manifest = await store.readManifest();
-    const updates: ShardUpdate[] = [];
+    let updates: ShardUpdate[] = [];
+    let pendingUnits = 0;
     const sources: Record<string, SourceSweep> = {};
+    let revision = manifest.revision;
+    const rejected: { key: string; reason: string }[] = [];
+    const flush = async () => {
+      if (updates.length === 0) return;
+      const batch = updates;
+      updates = [];
+      pendingUnits = 0;
+      const r = await store.publish(batch);
+      revision = r.revision;
+      rejected.push(...r.rejected);
+      const rej = new Set(r.rejected.map((x) => x.key));
+      for (const u of batch) {
+        if (rej.has(u.key)) continue;
+        this.#rederive.delete(u.key);
+        if (u.kind === "replace" || u.kind === "append") {
+          const s = sources[u.source]!;
+          s.published++;
+          s.recordsAdded += u.segment?.records.length ?? 0;
+        }
+      }
+    };
     for (const ex of extractors) {
       const s: SourceSweep = {
         units: 0,
@@ -209,11 +240,15 @@ export class Indexer {
         if (manifest.tombstones[unit.key] !== undefined) continue;
         try {
           const u = await this.#extractUnit(ex, unit, manifest.sessions[unit.key], s);
-          if (u) updates.push(u);
+          if (u) {
+            updates.push(u);
+            for (const r of u.segment?.records ?? []) pendingUnits += r.text.length;
+          }
         } catch (err) {
           // B14: one unreadable source never aborts the sweep.
           s.errors.push(`${unit.key}: ${err instanceof Error ? err.message : String(err)}`);
         }
+        if (pendingUnits >= PUBLISH_BATCH_UNITS) await flush();
       }
       for (const [key, entry] of Object.entries(manifest.sessions)) {
         if (entry.source !== ex.source || seen.has(key) || entry.source_gone) continue;
@@ -227,23 +262,7 @@ export class Indexer {
         s.gone++;
       }
     }
-    let revision = manifest.revision;
-    let rejected: { key: string; reason: string }[] = [];
-    if (updates.length > 0) {
-      const r = await store.publish(updates);
-      revision = r.revision;
-      rejected = r.rejected;
-      const rej = new Set(rejected.map((x) => x.key));
-      for (const u of updates) {
-        if (rej.has(u.key)) continue;
-        this.#rederive.delete(u.key);
-        if (u.kind === "replace" || u.kind === "append") {
-          const s = sources[u.source]!;
-          s.published++;
-          s.recordsAdded += u.segment?.records.length ?? 0;
-        }
-      }
-    }
+    await flush();
     this.#sweeps++;
     if (this.#sweeps % this.#o.gcEvery === 0) await store.gc();
     if (this.#o.staging) await this.#drainStaging(discovered);
@@ -293,7 +312,20 @@ export class Indexer {
     switch (out.kind) {
       case "unchanged":
         s.unchanged++;
-        return null;
+        // A source that vanished for a sweep and came back unchanged (remount, restored
+        // directory, re-registered lease) is served again: a touch clears source_gone.
+        return entry?.source_gone
+          ? {
+            kind: "touch",
+            ...common,
+            cursors: entry.cursors,
+            state: entry.state,
+            source_watermark: entry.source_watermark,
+            source_fingerprint: entry.source_fingerprint,
+            meta: entry.meta,
+            skipped: {},
+          }
+          : null;
       case "gone":
         s.gone++;
         return entry && !entry.source_gone ? { kind: "gone", ...common } : null;

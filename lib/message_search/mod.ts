@@ -29,6 +29,7 @@ export type {
 export { buildExtractors, createMessageIndex, PARSER_VERSION } from "./wiring.ts";
 export type { MessageIndex, MessageIndexOptions } from "./wiring.ts";
 export { resolveSourceRoots } from "./roots.ts";
+export { sourceIoStats } from "./io_stats.ts";
 export type { ExternalSource, SourceHome, SourceRoots } from "./roots.ts";
 export { registerLeasedHome, releaseLeasedHome, TRANSCRIPT_SUBDIRS } from "./lease.ts";
 export type { ReleaseReport } from "./lease.ts";

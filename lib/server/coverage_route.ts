@@ -1,14 +1,30 @@
 /**
  * Coverage as the API serves it: built from the current manifest and the indexer's
  * state, cached per (manifest revision, last sweep) so a burst of searches does not
- * rebuild it each time.
+ * rebuild it each time. The search route appends it to every page, AFTER the engine's
+ * response budget was applied, so its size is bounded here (error messages clipped) and
+ * reserved out of the page budget: page + coverage stays under the 256 KiB response cap
+ * (reliability-plan D10).
  */
 import { buildCoverage, type Coverage } from "../message_search/mod.ts";
 import type { RouteDeps } from "./routes.ts";
 
+/** The search response cap (reliability-plan D10): page plus coverage block. */
+export const SEARCH_RESPONSE_CAP_BYTES = 256 * 1024;
+/**
+ * Bytes kept for the coverage block. Counts, timestamps and skip reasons (fixed
+ * vocabularies of the extractors) take ~2 KiB; sweep errors carry free text, so they are
+ * clipped to ERROR_MAX_CHARS each and dropped (last first) while the block is over this.
+ */
+export const COVERAGE_RESERVE_BYTES = 16 * 1024;
+/** The engine's response budget for the server: the cap minus the coverage reserve. */
+export const SEARCH_PAGE_BUDGET_BYTES = SEARCH_RESPONSE_CAP_BYTES - COVERAGE_RESERVE_BYTES;
+/** Longest error message kept per coverage entry. */
+const ERROR_MAX_CHARS = 200;
+
 let cache: { key: string; value: Coverage } | null = null;
 
-/** Current coverage. */
+/** Current coverage, at most COVERAGE_RESERVE_BYTES of JSON when its errors allow. */
 export async function coverageFor(d: RouteDeps): Promise<Coverage> {
   const m = await d.store.readManifest();
   const key = `${d.store.root}\0${m.revision}\0${d.indexer.lastSweepAtMs}\0${d.indexer.ready}`;
@@ -20,6 +36,22 @@ export async function coverageFor(d: RouteDeps): Promise<Coverage> {
     lastReport: d.indexer.lastReport,
     unpublished: d.indexer.unpublishedSkips(),
   });
+  boundErrors(value);
   cache = { key, value };
   return value;
+}
+
+function boundErrors(c: Coverage): void {
+  const sources = Object.values(c.sources);
+  for (const s of sources) {
+    s.errors = s.errors.map((
+      e,
+    ) => (e.length > ERROR_MAX_CHARS ? `${e.slice(0, ERROR_MAX_CHARS)}…` : e));
+  }
+  const size = () => new TextEncoder().encode(JSON.stringify(c)).length;
+  while (size() > COVERAGE_RESERVE_BYTES) {
+    const most = sources.reduce((a, b) => (b.errors.length > a.errors.length ? b : a));
+    if (most.errors.length === 0) break;
+    most.errors.pop();
+  }
 }

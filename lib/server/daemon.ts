@@ -12,6 +12,7 @@ import { ensurePrivateDirSync, removeIfExists, writeFileAtomic } from "../durabl
 import { createMessageIndex, createSearchEngine } from "../message_search/mod.ts";
 import { deleteNativeSession } from "../catalog/mod.ts";
 import { createApp } from "./app.ts";
+import { SEARCH_PAGE_BUDGET_BYTES } from "./coverage_route.ts";
 import { newToken } from "./security.ts";
 
 /** A running daemon. */
@@ -60,6 +61,8 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
     windowDays: cfg.messageSearch.windowDays,
     cursorKey: await loadCursorKey(cfg.messageSearch.cacheRoot),
     isReady: () => indexer.ready,
+    // The route appends the coverage block after the page: both must fit the cap.
+    responseBudgetBytes: SEARCH_PAGE_BUDGET_BYTES,
   });
   let app: ReturnType<typeof createApp> | null = null;
   const server = Deno.serve(

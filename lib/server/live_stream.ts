@@ -3,11 +3,14 @@
  * session.jsonl from a line number on, one `data:` message per complete line (the torn
  * tail waits), `id:` = the line number so a reconnecting EventSource resumes exactly
  * (Last-Event-ID). Polls the file (no fs watcher: portable and bounded), sends a comment
- * heartbeat so proxies keep the connection, and stops when the client goes away.
+ * heartbeat so proxies keep the connection, and stops when the client goes away. The
+ * spine is opened through the catalog's contained reader (no symlink, FIFO or hardlink:
+ * Deno's permissions do not contain symlinks, reliability-plan E2); a refused spine ends
+ * the stream with one error event.
  */
-import { join } from "node:path";
 import { lineText, splitCompleteLines } from "../durable/mod.ts";
 import { SESSION_JSONL } from "../session_log/mod.ts";
+import { openInside } from "../catalog/mod.ts";
 
 /** Options for {@link liveStream}. */
 export interface LiveStreamOptions {
@@ -22,7 +25,6 @@ export interface LiveStreamOptions {
 /** A ReadableStream of SSE bytes. */
 export function liveStream(o: LiveStreamOptions): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
-  const path = join(o.dir, SESSION_JSONL);
   let offset = 0;
   let line = 0;
   let lastBeat = Date.now();
@@ -41,27 +43,30 @@ export function liveStream(o: LiveStreamOptions): ReadableStream<Uint8Array> {
       const tick = async () => {
         if (o.signal.aborted) return;
         try {
-          const f = await Deno.open(path, { read: true });
+          const opened = await openInside(o.dir, SESSION_JSONL);
+          if (!opened.ok) {
+            if (opened.reason !== "missing") {
+              controller.enqueue(
+                enc.encode(
+                  `event: error\ndata: ${
+                    JSON.stringify({ message: `session.jsonl refused: ${opened.reason}` })
+                  }\n\n`,
+                ),
+              );
+              stop();
+              return;
+            }
+            throw new Deno.errors.NotFound("session.jsonl is missing");
+          }
+          const f = opened.file;
           try {
-            const st = await f.stat();
-            if (st.size < offset) {
+            if (f.size < offset) {
               offset = 0; // Replaced: restart counting.
               line = 0;
             }
-            if (st.size > offset) {
-              await f.seek(offset, Deno.SeekMode.Start);
-              const buf = new Uint8Array(Math.min(st.size - offset, 4 * 1024 * 1024));
-              let got = 0;
-              while (got < buf.length) {
-                const n = await f.read(buf.subarray(got));
-                if (!n) break;
-                got += n;
-              }
-              const { lines, consumedOffset } = splitCompleteLines(
-                buf.subarray(0, got),
-                offset,
-                line + 1,
-              );
+            if (f.size > offset) {
+              const buf = await f.read(offset, Math.min(f.size - offset, 4 * 1024 * 1024));
+              const { lines, consumedOffset } = splitCompleteLines(buf, offset, line + 1);
               for (const span of lines) {
                 line = span.lineNo;
                 if (line <= o.fromLine) continue;
@@ -71,7 +76,7 @@ export function liveStream(o: LiveStreamOptions): ReadableStream<Uint8Array> {
               offset = consumedOffset;
             }
           } finally {
-            f.close();
+            await f.close();
           }
           if (Date.now() - lastBeat > (o.heartbeatMs ?? 15_000)) {
             controller.enqueue(enc.encode(`: keepalive\n\n`));

@@ -9,4 +9,9 @@ export type { RouteDef, RouteDeps } from "./routes.ts";
 export { SearchGate } from "./search_gate.ts";
 export { allowedHosts, allowedOrigins, newToken, TOKEN_COOKIE, tokenMatches } from "./security.ts";
 export { loadCursorKey, startDaemon } from "./daemon.ts";
+export {
+  COVERAGE_RESERVE_BYTES,
+  SEARCH_PAGE_BUDGET_BYTES,
+  SEARCH_RESPONSE_CAP_BYTES,
+} from "./coverage_route.ts";
 export type { Daemon, DaemonOptions } from "./daemon.ts";

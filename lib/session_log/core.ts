@@ -6,7 +6,9 @@
  * session_summary.json reports. The typed vocabulary methods live in session_log.ts.
  * Invariants: every path is derived from `dir` (the fallback switches every sink); every
  * file is created O_EXCL or opened with a dev+ino check (never through a planted
- * symlink); files 0600, dirs 0700.
+ * symlink); files 0600, dirs 0700. `dir` is pinned by dev+ino when opened: every write by
+ * path first checks it is still that real directory, because a session dir swapped for a
+ * symlink moves the containment root with it (realPath checks alone then pass).
  */
 import { join } from "node:path";
 import { assertRealDirInside, openRegularFileSync, writeAllSync } from "../durable/mod.ts";
@@ -64,6 +66,7 @@ export class SessionLogCore {
   readonly stats: SessionStats = newStats();
   protected logger: (line: string) => void;
   #jsonl: Deno.FsFile | null;
+  #dirId: { dev: number; ino: number };
   #meta: SessionMeta;
   #metaChain: Promise<void> = Promise.resolve();
 
@@ -73,6 +76,8 @@ export class SessionLogCore {
     options: SessionLogOptions,
   ) {
     this.dir = opened.dir;
+    const st = Deno.lstatSync(opened.dir);
+    this.#dirId = { dev: st.dev, ino: st.ino ?? 0 };
     this.#jsonl = opened.jsonl;
     this.fallback = opened.fallback;
     this.#meta = meta;
@@ -133,12 +138,42 @@ export class SessionLogCore {
     writeAllSync(this.#jsonl, encoder.encode(JSON.stringify(ev) + "\n"));
   }
 
-  /** Replaces meta fields and rewrites session_meta.json atomically; writes are serialized. */
+  /**
+   * Throws ContainmentError unless `dir` is still the real directory that was opened
+   * (same dev+ino, not a symlink). Every write by path calls it first.
+   */
+  protected assertDir(): void {
+    let st: Deno.FileInfo;
+    try {
+      st = Deno.lstatSync(this.dir);
+    } catch (err) {
+      throw new ContainmentError(`Session directory "${this.dir}" cannot be checked`, {
+        cause: err,
+      });
+    }
+    if (
+      st.isSymlink || !st.isDirectory || st.dev !== this.#dirId.dev ||
+      (st.ino ?? 0) !== this.#dirId.ino
+    ) {
+      throw new ContainmentError(
+        `Refusing session directory "${this.dir}": it was replaced since it was opened`,
+      );
+    }
+  }
+
+  /**
+   * Replaces meta fields and rewrites session_meta.json atomically; writes are serialized.
+   * Each write stands alone: one that failed does not fail the later ones (nor close()).
+   */
   updateMeta(patch: Partial<SessionMeta>): Promise<void> {
     this.#meta = { ...this.#meta, ...patch, session_id: this.#meta.session_id };
     const snapshot = this.#meta;
-    this.#metaChain = this.#metaChain.then(() => writeMeta(this.dir, snapshot));
-    return this.#metaChain;
+    const write = this.#metaChain.catch(() => {}).then(() => {
+      this.assertDir();
+      return writeMeta(this.dir, snapshot);
+    });
+    this.#metaChain = write;
+    return write;
   }
 
   /** `turns/turn_NNN_suffix` relative to the session dir. */
@@ -149,8 +184,13 @@ export class SessionLogCore {
   /** Writes (or replaces the content of) a turn file. Returns its relative path. */
   writeTurnFile(turn: number, suffix: string, content: string | Uint8Array): string {
     const name = turnFileName(turn, suffix);
-    const f = openRegularFileSync(this.turnsDir, name, { root: this.dir, truncate: true });
+    this.assertDir();
+    // Not O_TRUNC at open: a symlink swapped in between the lstat and the open would be
+    // followed and its target cut before the dev+ino check refused it (C1 race). The
+    // verified handle is truncated instead.
+    const f = openRegularFileSync(this.turnsDir, name, { root: this.dir });
     try {
+      f.truncateSync(0);
       writeAllSync(f, typeof content === "string" ? encoder.encode(content) : content);
     } finally {
       f.close();
@@ -166,6 +206,7 @@ export class SessionLogCore {
   ): { file: string; offset: number; bytes: number } {
     const name = turnFileName(turn, suffix);
     const bytes = typeof content === "string" ? encoder.encode(content) : content;
+    this.assertDir();
     const f = openRegularFileSync(this.turnsDir, name, { root: this.dir, append: true });
     try {
       const offset = f.statSync().size;
@@ -183,6 +224,7 @@ export class SessionLogCore {
 
   /** Opens a new file in the session dir (O_EXCL). */
   createFile(name: string): Deno.FsFile {
+    this.assertDir();
     return openRegularFileSync(this.dir, name, { root: this.dir, append: true });
   }
 
@@ -190,6 +232,7 @@ export class SessionLogCore {
   appendTranscript(
     entry: { ts: string; role: string; text: string; tools_called?: string[] },
   ): void {
+    this.assertDir();
     const f = openRegularFileSync(this.dir, TRANSCRIPT_JSONL, { root: this.dir, append: true });
     try {
       writeAllSync(f, encoder.encode(JSON.stringify(entry) + "\n"));
@@ -210,7 +253,8 @@ export class SessionLogCore {
 
   /** Waits for pending meta writes, then closes the spine. Idempotent. */
   async close(): Promise<void> {
-    await this.#metaChain;
+    // A failed meta write was reported to its caller; the spine must still be closed.
+    await this.#metaChain.catch(() => {});
     if (this.#jsonl) {
       this.#jsonl.close();
       this.#jsonl = null;

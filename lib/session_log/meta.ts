@@ -9,6 +9,10 @@ import { z } from "zod";
 import { writeFileAtomic } from "../durable/mod.ts";
 import { SESSION_STATUSES } from "./events.ts";
 import { SESSION_META } from "./paths.ts";
+import { readRegularFile } from "./_contained_read.ts";
+
+/** A real session_meta.json is a few hundred bytes; anything past this is not one. */
+const META_MAX_BYTES = 1024 * 1024;
 
 export const WorktreeSchema = z.object({
   branch: z.string(),
@@ -37,11 +41,15 @@ export type SessionMeta = z.infer<typeof SessionMetaSchema>;
 /** Result of reading a meta file: the meta, or why it could not be used. */
 export type MetaRead = { ok: true; meta: SessionMeta } | { ok: false; reason: string };
 
-/** Reads and validates `<dir>/session_meta.json`. Never throws for a bad file. */
+/**
+ * Reads and validates `<dir>/session_meta.json`. Never throws for a bad file; a symlink
+ * or FIFO planted at the name is refused unread (it would name a file outside the
+ * session, or block the sweep that reads it).
+ */
 export async function readMeta(dir: string): Promise<MetaRead> {
   let text: string;
   try {
-    text = await Deno.readTextFile(join(dir, SESSION_META));
+    text = new TextDecoder().decode(await readRegularFile(join(dir, SESSION_META), META_MAX_BYTES));
   } catch (err) {
     return { ok: false, reason: err instanceof Deno.errors.NotFound ? "missing" : String(err) };
   }

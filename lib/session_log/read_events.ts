@@ -1,12 +1,14 @@
 /**
  * Reading session.jsonl back. Uses the shared line splitter (complete lines only; a torn
  * tail is reported, not parsed) and never throws for a bad line: each one is counted with
- * its line number so callers can report it.
+ * its line number so callers can report it. The spine is opened without following a
+ * symlink (ContainmentError): replay must never serve a file from outside the session.
  */
 import { join } from "node:path";
 import { lineText, splitCompleteLines } from "../durable/mod.ts";
 import { type LogEvent, LogEventSchema } from "./events.ts";
 import { SESSION_JSONL } from "./paths.ts";
+import { readRegularFile } from "./_contained_read.ts";
 
 /** One parsed line with its position. */
 export interface ReadEvent {
@@ -51,7 +53,7 @@ export function parseEvents(bytes: Uint8Array): ReadEventsResult {
 export async function readSessionEvents(dir: string): Promise<ReadEventsResult> {
   let bytes: Uint8Array;
   try {
-    bytes = await Deno.readFile(join(dir, SESSION_JSONL));
+    bytes = await readRegularFile(join(dir, SESSION_JSONL));
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return { events: [], malformed: [], tornTailBytes: 0 };
     throw err;

@@ -103,6 +103,7 @@ export class SessionLog extends SessionLogCore {
    * model, autonomy, script, parent). Replaced atomically.
    */
   async writeAgentConfig(config: Record<string, unknown>): Promise<void> {
+    this.assertDir();
     await writeFileAtomic(join(this.dir, AGENT_CONFIG), JSON.stringify(config, null, 2) + "\n");
   }
 
@@ -487,6 +488,7 @@ export class SessionLog extends SessionLogCore {
 
   /** Stores a JPEG frame under frames/ and records it in frames.jsonl and the spine. */
   frame(stream: string, jpeg: Uint8Array, sentToLive: boolean) {
+    this.assertDir();
     const id = recordFrame(this.dir, this.framesDir, { stream, jpeg, sentToLive, ms: this.now() });
     return this.emit("frame_captured", { frame_id: id, stream, sent_to_live: sentToLive });
   }
@@ -510,19 +512,23 @@ export class SessionLog extends SessionLogCore {
       duration_ms: durationMs,
       ...(d.reason ? { reason: d.reason } : {}),
     }, { level: status === "completed" ? "info" : "warn" });
-    await this.updateMeta({ status });
-    await rebuildTranscript(this.dir);
-    await writeSummary(this.dir, {
-      task: this.meta.task,
-      outcome: d.outcome ?? status,
-      total_turns: turns,
-      session_id: this.sessionId,
-      session_dir: this.dir,
-      ended_at: new Date(this.now()).toISOString(),
-      rounds: this.meta.rounds,
-    });
-    await writeSessionSummary(this.dir, this.stats, { durationMs });
-    await this.close();
+    try {
+      await this.updateMeta({ status });
+      this.assertDir();
+      await rebuildTranscript(this.dir);
+      await writeSummary(this.dir, {
+        task: this.meta.task,
+        outcome: d.outcome ?? status,
+        total_turns: turns,
+        session_id: this.sessionId,
+        session_dir: this.dir,
+        ended_at: new Date(this.now()).toISOString(),
+        rounds: this.meta.rounds,
+      });
+      await writeSessionSummary(this.dir, this.stats, { durationMs });
+    } finally {
+      await this.close();
+    }
   }
 }
 

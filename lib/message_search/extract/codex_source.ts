@@ -30,6 +30,7 @@ import {
 } from "../cursor.ts";
 import type { FileCursor } from "../cursor_types.ts";
 import { hash16Of } from "../locator.ts";
+import { noteSourceOpen } from "../io_stats.ts";
 import { countSkip } from "./types.ts";
 
 export const ContentMarkSchema = z.object({
@@ -159,6 +160,7 @@ export async function readRegular(
   const before = await fsp.lstat(path);
   if (!before.isFile()) throw new ContainmentError(`Refusing "${path}": not a regular file`);
   const h = await fsp.open(path, FS.O_RDONLY | FS.O_NOFOLLOW | FS.O_NONBLOCK);
+  noteSourceOpen();
   try {
     const st = await h.stat();
     if (!st.isFile() || st.dev !== before.dev || st.ino !== before.ino) {

@@ -20,7 +20,8 @@ import {
 import { lineText } from "../../durable/mod.ts";
 import { classifyCursor, CursorMismatchError, readIncrement, statSource } from "../cursor.ts";
 import type { Increment } from "../cursor.ts";
-import { legacyEvent, type NativeState, newEraEvent, newPass } from "./intendant_events.ts";
+import { noteSourceOpen } from "../io_stats.ts";
+import { isSeq, legacyEvent, type NativeState, newEraEvent, newPass } from "./intendant_events.ts";
 import {
   countSkip,
   type Discovery,
@@ -192,9 +193,7 @@ async function fullParse(
   }
   const epochAt = lines.findIndex(({ ev }) => ev.event === "conversation_message_epoch");
   const canonical = lines.some(({ ev }) => ev.event === "conversation_message");
-  const mapping = epochAt >= 0
-    ? ((lines[epochAt]!.ev.data as { mapping?: [number, string, string][] })?.mapping ?? [])
-    : [];
+  const mapping = epochAt >= 0 ? epochMapping(lines[epochAt]!.ev.data, skipped) : [];
   const state: NativeState = {
     v: 1,
     era: epochAt >= 0 || canonical ? "new" : "legacy",
@@ -229,6 +228,22 @@ async function fullParse(
   };
 }
 
+/**
+ * The epoch marker's [seq, role, hash16] entries that can become record seqs; a malformed
+ * entry is counted and dropped (its seq would fail the record schema and sink the shard).
+ */
+function epochMapping(data: unknown, skipped: Record<string, number>): [number, string, string][] {
+  const raw = (data as { mapping?: unknown } | null)?.mapping;
+  if (!Array.isArray(raw)) return [];
+  const out: [number, string, string][] = [];
+  for (const m of raw) {
+    if (Array.isArray(m) && isSeq(m[0]) && typeof m[1] === "string" && typeof m[2] === "string") {
+      out.push([m[0], m[1], m[2]]);
+    } else countSkip(skipped, "bad_epoch_mapping");
+  }
+  return out;
+}
+
 function entryMeta(meta: SessionMeta | null, state: NativeState, path: string) {
   return {
     project: meta?.project_root ?? null,
@@ -244,6 +259,7 @@ function mergeSkips(into: Record<string, number>, from: Record<string, number>):
 
 async function readRange(path: string, offset: number, len: number): Promise<Uint8Array> {
   const f = await Deno.open(path, { read: true });
+  noteSourceOpen();
   try {
     await f.seek(offset, Deno.SeekMode.Start);
     const buf = new Uint8Array(len);

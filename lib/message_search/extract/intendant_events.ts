@@ -122,6 +122,11 @@ function readSpan(
   }
 }
 
+/** A Message.seq the record and locator schemas accept: a non-negative safe integer. */
+export function isSeq(v: unknown): v is number {
+  return typeof v === "number" && Number.isSafeInteger(v) && v >= 0;
+}
+
 /** Assigns a seq to a legacy record through the epoch mapping (first unmatched equal entry). */
 function correlate(p: EventPass, role: string, text: string): number | undefined {
   if (p.mapping.length === 0) return undefined;
@@ -136,7 +141,7 @@ function correlate(p: EventPass, role: string, text: string): number | undefined
 export function newEraEvent(p: EventPass, ev: LogEvent, line: number): void {
   const d = (ev.data ?? {}) as Record<string, unknown>;
   if (ev.event === "conversation_rewound") {
-    if (typeof d.cut_after_seq === "number") {
+    if (isSeq(d.cut_after_seq)) {
       p.marks.push({ kind: "seq_cut", after_order: p.nextOrder, cut_after_seq: d.cut_after_seq });
     } else countSkip(p.skipped, "bad_rewound_row");
     return;
@@ -150,7 +155,9 @@ export function newEraEvent(p: EventPass, ev: LogEvent, line: number): void {
   }
   if (ev.event !== "conversation_message") return;
   const seq = d.message_seq;
-  if (typeof seq !== "number") return countSkip(p.skipped, "bad_message_row");
+  // Not just typeof "number": -1, 1.5 or 1e308 would fail the record schema and make the
+  // store reject the whole shard, so one hostile line would hide every message.
+  if (!isSeq(seq)) return countSkip(p.skipped, "bad_message_row");
   if (d.role === "user" && typeof d.text === "string") {
     const loc: Locator = {
       v: 1,

@@ -20,6 +20,7 @@ import { constants as FS, promises as fsp } from "node:fs";
 import { lineText } from "../../durable/mod.ts";
 import { type Increment, readIncrement } from "../cursor.ts";
 import type { FileCursor } from "../cursor_types.ts";
+import { noteSourceOpen } from "../io_stats.ts";
 import { countSkip } from "./types.ts";
 import { epochMs, interpretWireLine } from "./kimi_wire.ts";
 import type { TimedOp } from "./kimi_pass.ts";
@@ -144,9 +145,15 @@ async function readBounded(
   maxBytes: number,
 ): Promise<Uint8Array | "missing" | "oversized" | "not_regular"> {
   let handle: Awaited<ReturnType<typeof fsp.open>>;
+  let before: Awaited<ReturnType<typeof fsp.lstat>>;
   try {
-    // O_NOFOLLOW refuses a planted symlink; O_NONBLOCK keeps a FIFO from blocking the sweep.
+    // The lstat refuses a planted symlink: under a scoped --allow-read (the locked daemon)
+    // Deno 2.9.6 drops O_NOFOLLOW and opens the target [verified], so O_NOFOLLOW alone is
+    // not enough. O_NONBLOCK keeps a FIFO from blocking the sweep.
+    before = await fsp.lstat(path);
+    if (!before.isFile()) return "not_regular";
     handle = await fsp.open(path, FS.O_RDONLY | FS.O_NOFOLLOW | FS.O_NONBLOCK);
+    noteSourceOpen();
   } catch (err) {
     const code = err instanceof Error && "code" in err ? err.code : undefined;
     if (code === "ENOENT" || code === "ENOTDIR") return "missing";
@@ -155,7 +162,8 @@ async function readBounded(
   }
   try {
     const st = await handle.stat();
-    if (!st.isFile()) return "not_regular";
+    // Swapped between the lstat and the open: not the file we checked.
+    if (!st.isFile() || st.dev !== before.dev || st.ino !== before.ino) return "not_regular";
     if (st.size > maxBytes) return "oversized";
     // One byte past the fstat size detects a file that grew past the cap meanwhile.
     const buf = new Uint8Array(Math.min(maxBytes, st.size) + 1);

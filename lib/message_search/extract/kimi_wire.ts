@@ -80,7 +80,9 @@ function isObj(v: unknown): v is Obj {
 export function epochMs(value: unknown): number | null {
   if (typeof value === "number") {
     if (!Number.isFinite(value) || value <= 0) return null;
-    return Math.floor(value > 1e12 ? value : value * 1000);
+    const ms = Math.floor(value > 1e12 ? value : value * 1000);
+    // Past 2^53 it is not a record timestamp (the schema would reject the whole shard).
+    return Number.isSafeInteger(ms) ? ms : null;
   }
   if (typeof value === "string" && value.length > 0 && value.length < 64) {
     const ms = Date.parse(value);

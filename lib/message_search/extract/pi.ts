@@ -39,6 +39,11 @@ import type { Extractor, ExtractOutcome, PriorShard, SessionUnit } from "./types
 /** Bumped whenever extraction output for the same input changes. */
 export const PI_PARSER_VERSION = 1;
 
+/** Header caches per agent-dir set, process-wide (entries are validated by file signature). */
+const HEADER_CACHES = new Map<string, HeaderCache>();
+/** Agent-dir sets whose header cache is kept (oldest dropped: a cache miss costs a read). */
+const HEADER_CACHE_ROOT_SETS = 16;
+
 export { PI_LIMITS, type PiLimits } from "./pi_limits.ts";
 
 /** Options for {@link createPiExtractor}. */
@@ -54,12 +59,18 @@ export function createPiExtractor(
 ): Extractor {
   const limits = resolvePiLimits(options.limits);
   const agentDirs = [...roots.agentDirs];
-  let cache: HeaderCache = new Map();
+  const cacheKey = JSON.stringify(agentDirs);
   return {
     source: "pi",
     discover: async () => {
-      const r = await discoverPi(agentDirs, limits, cache);
-      cache = r.cache;
+      const r = await discoverPi(agentDirs, limits, HEADER_CACHES.get(cacheKey) ?? new Map());
+      // Shared across instances: the wiring rebuilds extractors every sweep, and a cache
+      // that died with its instance made every sweep re-read every header.
+      HEADER_CACHES.delete(cacheKey);
+      HEADER_CACHES.set(cacheKey, r.cache);
+      if (HEADER_CACHES.size > HEADER_CACHE_ROOT_SETS) {
+        HEADER_CACHES.delete(HEADER_CACHES.keys().next().value!);
+      }
       return r.discovery;
     },
     extract: (unit, prior, ctx) => extractPi(unit, prior, ctx.now, { agentDirs, limits }),

@@ -171,7 +171,10 @@ function tsOf(entryTs: unknown, msgTs: unknown): number | null {
     const ms = Date.parse(entryTs);
     if (Number.isFinite(ms)) return ms;
   }
-  if (typeof msgTs === "number" && Number.isFinite(msgTs)) return Math.trunc(msgTs);
+  // A safe integer only: 1e308 would fail the record schema and sink the whole shard.
+  if (typeof msgTs === "number" && Number.isSafeInteger(Math.trunc(msgTs))) {
+    return Math.trunc(msgTs);
+  }
   return null;
 }
 

@@ -7,7 +7,10 @@
  *    cap is handed to its query but not kept);
  *  - one disk read per generation at a time: concurrent queries share an in-flight load;
  *  - active flags are derived once per (session key, generations list) and cached per
- *    key; a changed list replaces the key's flags, keys no manifest names are pruned.
+ *    key; a changed list replaces the key's flags, keys no manifest names are pruned;
+ *  - every generation loaded once leaves its bigram/trigram summary (trigram.ts) behind,
+ *    resident after the entry itself is evicted and dropped only when no manifest names
+ *    the generation: scans consult it to skip generations without loading them.
  * Errors: store.loadSegment's errors propagate to the caller (the engine skips a session
  * on CorruptGenerationError / NotFoundError and records it here via noteFailure).
  */
@@ -32,6 +35,8 @@ export class Arena {
   readonly #entries = new Map<string, ShardEntry>();
   readonly #inflight = new Map<string, Promise<ShardEntry>>();
   readonly #active = new Map<string, { sig: string; flags: ActiveFlags }>();
+  readonly #summaries = new Map<string, Uint32Array>();
+  #summaryBytes = 0;
   #bytes = 0;
   #hits = 0;
   #misses = 0;
@@ -81,7 +86,25 @@ export class Arena {
     }
   }
 
+  /** The resident summary of generation `name`, if it was ever loaded (no LRU touch). */
+  summaryOf(name: string): Uint32Array | undefined {
+    return this.#summaries.get(name);
+  }
+
+  /** Drops summaries of generations no manifest names any more. */
+  pruneSummaries(live: ReadonlySet<string>): void {
+    for (const [name, s] of this.#summaries) {
+      if (live.has(name)) continue;
+      this.#summaries.delete(name);
+      this.#summaryBytes -= s.byteLength;
+    }
+  }
+
   #insert(e: ShardEntry): void {
+    if (!this.#summaries.has(e.name)) {
+      this.#summaries.set(e.name, e.summary);
+      this.#summaryBytes += e.summary.byteLength;
+    }
     if (this.#entries.has(e.name)) return;
     if (e.bytes > this.#cap) {
       this.#evictions++;
@@ -134,6 +157,8 @@ export class Arena {
       failedLoads: this.#failedLoads,
       failedGenerations: [...this.#failed],
       activeCached: this.#active.size,
+      summaries: this.#summaries.size,
+      summaryBytes: this.#summaryBytes,
     };
   }
 }

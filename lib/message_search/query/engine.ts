@@ -96,6 +96,7 @@ export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
     if (plan?.revision !== manifest.revision) {
       plan = buildPlan(manifest);
       arena.pruneActive(plan.keys);
+      arena.pruneSummaries(new Set(plan.sessions.flatMap((s) => s.entry.generations)));
     }
     const base = { window_days: windowDays, groups: [], cursor: null };
     if (plan.sessions.length === 0) {

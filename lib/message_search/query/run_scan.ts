@@ -29,7 +29,28 @@ import {
 import type { CursorPosition } from "./search_cursor.ts";
 import { matchSession, type SessionFilter } from "./session_scan.ts";
 import type { ShardEntry } from "./shard_entry.ts";
-import { needleTrigrams } from "./trigram.ts";
+import { bloomMayContain, needleSummaryHashes, needleTrigrams } from "./trigram.ts";
+
+/** True when every generation has a summary and none of them can hold one of the needles. */
+function summaryRulesOut(
+  arena: Arena,
+  gens: readonly string[],
+  hashes: readonly (Uint32Array | null)[],
+): boolean {
+  for (const h of hashes) {
+    if (h === null) continue;
+    let possible = false;
+    for (const g of gens) {
+      const s = arena.summaryOf(g);
+      if (s === undefined || bloomMayContain(s, h)) {
+        possible = true;
+        break;
+      }
+    }
+    if (!possible) return true;
+  }
+  return false;
+}
 
 /** Everything one scan needs. */
 export interface ScanInput {
@@ -77,6 +98,7 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
     to: req.until ?? Infinity,
     includeSuperseded: req.includeSuperseded,
   };
+  const summaryHashes = req.scanNeedles.map(needleSummaryHashes);
   const page = new PageBuffer(req.limit + 1);
   let fresh = 0;
   let matched = false;
@@ -91,6 +113,9 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
       break;
     }
     if (skipped(s, { req, pos, to: filter.to })) continue;
+    // No generation can hold some needle: no record of the session can match, whatever
+    // its marks say, so it is skipped without a load (summaries exist once loaded).
+    if (summaryRulesOut(arena, e.generations, summaryHashes)) continue;
     if (fresh >= x.freshLoadBudgetBytes && e.generations.some((g) => !arena.has(g))) {
       const safe = page.items.filter((c) => before(c.pos, bound));
       // Never cut to an empty page: its cursor could not move, and an arena smaller than

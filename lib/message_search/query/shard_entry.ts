@@ -18,7 +18,7 @@ import type { ShardSegment } from "../store/mod.ts";
 import { fold } from "./fold.ts";
 import type { BlockView } from "./match.ts";
 import { ROLE_ASSISTANT, ROLE_USER } from "./normalize_request.ts";
-import { BLOCK_TARGET_UNITS, buildBloom } from "./trigram.ts";
+import { BLOCK_TARGET_UNITS, buildBloom, buildSummary } from "./trigram.ts";
 
 /** Flag bits per record (role bits shared with NormalizedRequest.roleMask). */
 export const FLAG_TRUNCATED = 4;
@@ -70,6 +70,8 @@ export interface ShardEntry {
   readonly count: number;
   readonly blocks: readonly BlockView[];
   readonly blooms: readonly Uint32Array[];
+  /** Bigram + trigram summary of the whole generation (kept after eviction, see Arena). */
+  readonly summary: Uint32Array;
   readonly ts: Float64Array;
   /** NaN when the record has no seq. */
   readonly seq: Float64Array;
@@ -154,11 +156,13 @@ export function buildShardEntry(name: string, seg: ShardSegment): ShardEntry {
   if (parts.length > 0) closeBlock(n);
   // Typed arrays: 8+8+1+4+4+4+4+4 bytes per record.
   bytes += n * 37;
+  const summary = buildSummary(blocks.map((b) => b.text));
   return {
     name,
     count: n,
     blocks,
     blooms,
+    summary,
     ts,
     seq,
     flags,

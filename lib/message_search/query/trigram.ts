@@ -84,3 +84,58 @@ export function bloomMayContain(bits: Uint32Array, hashes: Uint32Array): boolean
   }
   return true;
 }
+
+/**
+ * Per-generation summary: one Bloom bitset over every bigram AND trigram of all folded
+ * texts of a generation, kept resident after the generation itself is evicted, so a scan
+ * skips generations that cannot hold a needle without loading them (a rare word or a
+ * no-hit query over a corpus larger than the arena touches only the few generations whose
+ * summary passes). Bigrams make two-unit needles (東京) filterable too. Sized at 2 bits per
+ * unit (capped at SUMMARY_MAX_BITS), then folded while at most MAX_FILL full.
+ */
+const SUMMARY_MAX_BITS = 1 << 22;
+/** Bigram hashes use a third "unit" outside UTF-16, so they never equal a trigram's. */
+const BIGRAM_TAG = 0x10000;
+
+/** Builds the summary of a generation's folded block texts. */
+export function buildSummary(texts: readonly string[]): Uint32Array {
+  let units = 0;
+  for (const t of texts) units += t.length;
+  let m = MIN_BITS;
+  while (m < units * 2 && m < SUMMARY_MAX_BITS) m *= 2;
+  let bits = new Uint32Array(m >>> 5);
+  const mask = m - 1;
+  for (const s of texts) {
+    if (s.length < 2) continue;
+    let c0 = s.charCodeAt(0);
+    let c1 = s.charCodeAt(1);
+    let h = trigramHash(c0, c1, BIGRAM_TAG) & mask;
+    bits[h >>> 5]! |= 1 << (h & 31);
+    for (let i = 2; i < s.length; i++) {
+      const c2 = s.charCodeAt(i);
+      h = trigramHash(c0, c1, c2) & mask;
+      bits[h >>> 5]! |= 1 << (h & 31);
+      h = trigramHash(c1, c2, BIGRAM_TAG) & mask;
+      bits[h >>> 5]! |= 1 << (h & 31);
+      c0 = c1;
+      c1 = c2;
+    }
+  }
+  while (bits.length > MIN_BITS >>> 5) {
+    const half = bits.length >>> 1;
+    const folded = new Uint32Array(half);
+    for (let i = 0; i < half; i++) folded[i] = bits[i]! | bits[i + half]!;
+    if (popcount(folded) > MAX_FILL * half * 32) break;
+    bits = folded;
+  }
+  return bits;
+}
+
+/** Summary hashes of a folded needle: its trigrams, or its bigram; null under two units. */
+export function needleSummaryHashes(needle: string): Uint32Array | null {
+  if (needle.length < 2) return null;
+  if (needle.length === 2) {
+    return Uint32Array.of(trigramHash(needle.charCodeAt(0), needle.charCodeAt(1), BIGRAM_TAG));
+  }
+  return needleTrigrams(needle);
+}

@@ -113,6 +113,10 @@ export interface ArenaStats {
   failedGenerations: string[];
   /** Sessions whose active flags are cached. */
   activeCached: number;
+  /** Generations whose bigram/trigram summary is resident (see arena.ts). */
+  summaries: number;
+  /** Bytes of those summaries (outside the arena's cap: a few KiB per generation). */
+  summaryBytes: number;
 }
 
 /** Options for createSearchEngine. */

@@ -15,7 +15,8 @@
 import type { Fs } from "../../durable/mod.ts";
 import { NotFoundError } from "../../errors.ts";
 import { type MessageRecord, SOURCES } from "../record.ts";
-import { CorruptGenerationError, loadSegment, writeSegment } from "./segments.ts";
+import { join } from "node:path";
+import { CorruptGenerationError, encodeSegment, loadSegment, writeSegment } from "./segments.ts";
 import {
   type Manifest,
   type ManifestEntry,
@@ -26,8 +27,16 @@ import {
   type ShardUpdate,
 } from "./types.ts";
 
-/** More segments than this after an append are merged into one (bounds read cost). */
+/** More segments than this after an append trigger a merge (bounds read cost). */
 export const COMPACT_MAX_SEGMENTS = 16;
+/**
+ * Size-tiered compaction: the merge starts at the oldest segment whose bytes are at most
+ * this fraction of everything newer (the new tail included). Equal-sized segments (a
+ * shard built by small appends) still merge into ONE; a large head is rewritten only once
+ * the tail has grown to twice its size, so appending to a long session costs a few times
+ * the appended bytes instead of the whole shard every 16 appends.
+ */
+const COMPACT_TAIL_RATIO = 0.5;
 
 const KINDS = new Set(["replace", "append", "touch", "gone"]);
 
@@ -104,14 +113,17 @@ export async function applyUpdate(
   } else if (u.kind === "append" && segment) {
     const prev = old!;
     if (prev.generations.length + 1 > COMPACT_MAX_SEGMENTS) {
-      const merged = await mergeSegments(prev, segment, ctx);
+      const from = await mergeStart(prev.generations, segment, ctx);
+      const merged = await mergeSegments(prev.generations.slice(from), segment, ctx);
       if (merged === null) {
         delete d.sessions[u.key];
         d.changed = true;
         return "corrupt_base";
       }
-      entry.generations = [await writeSegment(ctx.genDir, merged, ctx)];
-      setStats(entry, tsRange(merged.records), merged.records.length);
+      const name = await writeSegment(ctx.genDir, merged, ctx);
+      entry.generations = [...prev.generations.slice(0, from), name];
+      const range = combine(prev.records > 0 ? prev : null, tsRange(segment.records));
+      setStats(entry, range, prev.records + segment.records.length);
     } else {
       entry.generations = [...prev.generations, await writeSegment(ctx.genDir, segment, ctx)];
       const range = combine(prev.records > 0 ? prev : null, tsRange(segment.records));
@@ -154,16 +166,40 @@ function isStaleReplace(old: ManifestEntry, u: ShardUpdate): boolean {
   return sameList(a, b);
 }
 
-/** Loads every base segment and appends `tail`; null when a base is missing or corrupt. */
+/**
+ * Index of the first generation to merge: the oldest one no larger than
+ * COMPACT_TAIL_RATIO × the bytes after it. Sizes come from a stat of each file; a
+ * generation that cannot be stat'ed starts the merge at 0, whose load then reports it.
+ */
+async function mergeStart(gens: string[], tail: ShardSegment, ctx: ApplyContext) {
+  const sizes: number[] = [];
+  for (const g of gens) {
+    try {
+      sizes.push((await ctx.fs.stat(join(ctx.genDir, g))).size);
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return 0;
+      throw err;
+    }
+  }
+  let after = encodeSegment(tail).length;
+  let from = gens.length;
+  for (let i = gens.length - 1; i >= 0; i--) {
+    after += sizes[i]!;
+    if (sizes[i]! <= COMPACT_TAIL_RATIO * (after - sizes[i]!)) from = i;
+  }
+  return Math.min(from, gens.length - 1);
+}
+
+/** Loads the base segments `gens` and appends `tail`; null when one is missing or corrupt. */
 async function mergeSegments(
-  prev: ManifestEntry,
+  gens: string[],
   tail: ShardSegment,
   ctx: ApplyContext,
 ): Promise<ShardSegment | null> {
   const records: ShardSegment["records"] = [];
   const marks: ShardSegment["marks"] = [];
   const parts: ShardSegment[] = [];
-  for (const g of prev.generations) {
+  for (const g of gens) {
     try {
       parts.push(await loadSegment(ctx.fs, ctx.genDir, g));
     } catch (err) {

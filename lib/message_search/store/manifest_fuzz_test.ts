@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { FaultFs, withoutSync } from "../../../tests/helpers/fault_fs.ts";
+import { figure, STRESS } from "../../../tests/helpers/figures.ts";
 import {
   listQuarantine,
   prng,
@@ -20,7 +21,6 @@ import { MANIFEST_FILE, MANIFEST_MAX_BYTES, QUARANTINE_KEEP } from "./manifest_i
 import { openStore } from "./store.ts";
 import { ManifestSchema } from "./types.ts";
 
-const STRESS = Deno.env.get("INTENDANT_STRESS") === "1";
 const enc = new TextEncoder();
 
 /** Hand-made mutants: [label, bytes]. */
@@ -124,11 +124,12 @@ Deno.test("manifest mutation fuzz: quarantine invalid, serve valid, never leave 
       }
     }
     const kept = listQuarantine(root).length;
-    console.log(
-      `mutants: ${mutants.length}, crashes: ${crashes}, quarantines: ${quarantines}, ` +
-        `invalid mutants: ${invalid}, out-of-dir opens: ${outside}, ` +
-        `future-version overwrites: ${futureOverwrites}, quarantine files kept: ${kept} ` +
-        `(cap ${QUARANTINE_KEEP})`,
+    figure(
+      "A7",
+      `mutants: ${mutants.length}, crashes: ${crashes}, ` +
+        `quarantines == invalid mutants: ${quarantines} == ${invalid}, ` +
+        `out-of-dir opens: ${outside}, future-version overwrites: ${futureOverwrites}, ` +
+        `quarantine files kept ≤ cap: ${kept} ≤ ${QUARANTINE_KEEP}`,
     );
     assert.equal(crashes, 0);
     assert.equal(quarantines, invalid);

@@ -70,7 +70,15 @@ export async function writeSegment(
   const st = await statOrNull(fs, path);
   const young = st?.mtimeMs != null && now() - st.mtimeMs < SEGMENT_REUSE_MAX_AGE_MS;
   if (st?.isFile && st.size === bytes.length && young) {
-    if (sameBytes(await fs.readFile(path), bytes)) return name;
+    if (sameBytes(await fs.readFile(path), bytes)) {
+      // The file's bytes were fsynced before its rename (every writer goes through
+      // writeFileAtomic), but its directory entry may not be durable yet: the writer that
+      // renamed it in may have failed its directory fsync (the publish was abandoned and
+      // this one re-derives the same content) or, lockless, not reached it. A manifest
+      // naming it must not land before the entry does (A3 found this under power loss).
+      await fs.syncDir(genDir);
+      return name;
+    }
   }
   await writeFileAtomic(path, bytes, { fs });
   return name;

@@ -26,7 +26,7 @@
  * Errors: I/O errors from any step propagate (the previous manifest stays intact);
  * LockHeldError when the lock is busy for lockWaitMs; TypeError for malformed updates.
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { type Fs, realFs, removeOrphanTemps } from "../../durable/mod.ts";
 import { LockHeldError, NotFoundError, StalePublishError } from "../../errors.ts";
 import {
@@ -34,6 +34,7 @@ import {
   expireManifest,
   type GcReport,
   referencedGenerations,
+  withRetired,
 } from "./gc.ts";
 import {
   emptyManifest,
@@ -125,8 +126,7 @@ export async function openStore(o: StoreOptions): Promise<Store> {
     throw new RangeError(`Lock wait must be a non-negative number of ms: got "${lockWaitMs}"`);
   }
   const genDir = join(root, GENERATIONS_DIR);
-  await fs.mkdir(root, 0o700);
-  await fs.mkdir(genDir, 0o700);
+  await mkdirDurable(fs, genDir);
   await removeOrphanTemps(root, { fs, now });
   await removeOrphanTemps(genDir, { fs, now });
   return new ShardStore({
@@ -139,6 +139,39 @@ export async function openStore(o: StoreOptions): Promise<Store> {
     windowDays: w,
     cacheReads: o.cacheReads ?? false,
   });
+}
+
+/**
+ * mkdir -p whose result survives power loss: a new directory's entry, like a renamed
+ * file's, is durable only once its parent is fsynced. Without this the first publishes of
+ * a fresh state root could vanish whole after a power loss although each was fsynced and
+ * acknowledged (A3). Directories that already existed are left alone. An ancestor this
+ * process may not read (the locked permission profile grants only the state root) can be
+ * neither stat'ed nor opened to fsync: it counts as existing and its fsync is skipped.
+ */
+async function mkdirDurable(fs: Fs, dir: string): Promise<void> {
+  const created: string[] = [];
+  for (let d = dir; dirname(d) !== d; d = dirname(d)) {
+    try {
+      await fs.stat(d);
+      break;
+    } catch (err) {
+      if (isUnreadable(err)) break;
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+      created.push(d);
+    }
+  }
+  if (created.length === 0) return;
+  await fs.mkdir(dir, 0o700);
+  for (const d of created) {
+    await fs.syncDir(dirname(d)).catch((err) => {
+      if (!isUnreadable(err)) throw err;
+    });
+  }
+}
+
+function isUnreadable(err: unknown): boolean {
+  return err instanceof Deno.errors.NotCapable || err instanceof Deno.errors.PermissionDenied;
 }
 
 interface StoreConfig {
@@ -237,14 +270,14 @@ class ShardStore implements Store {
       else rejected.push({ key: u.key, reason });
     }
     if (!draft.changed) return { revision: current.revision, accepted, rejected };
-    const next: Manifest = {
+    const next = withRetired(current, {
       schema: MANIFEST_SCHEMA,
       parser_version: pv,
       revision: Math.max(current.revision + 1, nowMs),
       updated_at_ms: nowMs,
       sessions: draft.sessions,
       tombstones: draft.tombstones,
-    };
+    }, { nowMs });
     await writeManifest(fs, this.root, next);
     return { revision: next.revision, accepted, rejected };
   }
@@ -333,6 +366,7 @@ class ShardStore implements Store {
       const swept = await deleteUnreferencedGenerations(this.#genDir, referencedGenerations(m), {
         fs,
         nowMs,
+        retired: m.retired,
       });
       await removeOrphanTemps(this.root, { fs, now });
       await removeOrphanTemps(this.#genDir, { fs, now });
@@ -347,12 +381,12 @@ class ShardStore implements Store {
 
   /** Writes `base` with `patch` applied and a bumped revision; keeps base's parser_version. */
   async #write(base: Manifest, patch: Partial<Manifest>, nowMs: number): Promise<Manifest> {
-    const next: Manifest = {
+    const next = withRetired(base, {
       ...base,
       ...patch,
       revision: Math.max(base.revision + 1, nowMs),
       updated_at_ms: nowMs,
-    };
+    }, { nowMs });
     await writeManifest(this.#c.fs, this.root, next);
     return next;
   }

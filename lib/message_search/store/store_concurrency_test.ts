@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { withoutSync } from "../../../tests/helpers/fault_fs.ts";
+import { figure, STRESS } from "../../../tests/helpers/figures.ts";
 import {
   listTemps,
   prng,
@@ -18,8 +19,6 @@ import type { MessageRecord } from "../record.ts";
 import { MANIFEST_FILE, parseManifestBytes } from "./manifest_io.ts";
 import { openStore, type Store } from "./store.ts";
 import type { ShardUpdate } from "./types.ts";
-
-const STRESS = Deno.env.get("INTENDANT_STRESS") === "1";
 
 Deno.test("without the lock, a writer that lost the race is rejected by the gate (A12)", () =>
   withTempDir(async (root) => {
@@ -49,7 +48,8 @@ Deno.test("without the lock, a writer that lost the race is rejected by the gate
       Number(m.sessions["codex:s"]!.source_watermark !== 300);
     const clobbers = Number(m.parser_version !== PV) +
       Number(!before.every((x, i) => x === after[i]));
-    console.log(
+    figure(
+      "A12",
       `revision/watermark regressions: ${regressions}, older-parser clobbers: ${clobbers}`,
     );
     assert.deepEqual(rOld.rejected, [{ key: "codex:s", reason: "newer_parser" }]);
@@ -135,11 +135,14 @@ Deno.test("4 lockless publishers with mutating sources converge after one quiet 
     const raw = await Deno.readFile(join(root, MANIFEST_FILE));
     const valid = parseManifestBytes(raw).kind === "ok";
     const missing = (await quiet.verifyAll()).length;
+    figure(
+      "A13",
+      `final == rebuild: ${sweeps <= 1 ? "yes" : "no"}, sweeps to converge: ${sweeps}`,
+    );
     console.log(
-      `publishes: ${publishes}, rejected by the gate: ${rejections}, shards diverged before ` +
-        `the quiet sweep: ${before.length}, final == rebuild: ${sweeps <= 1 ? "yes" : "no"}, ` +
-        `sweeps to converge: ${sweeps}, final manifest valid: ${valid ? "yes" : "no"}, ` +
-        `missing generations: ${missing}`,
+      `A13 detail: publishes: ${publishes}, rejected by the gate: ${rejections}, shards ` +
+        `diverged before the quiet sweep: ${before.length}, final manifest valid: ` +
+        `${valid ? "yes" : "no"}, missing generations: ${missing}`,
     );
     assert.ok(valid);
     assert.equal(missing, 0);

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ERRNOS, FaultFs, InjectedFsError } from "../../../tests/helpers/fault_fs.ts";
+import { figure, STRESS } from "../../../tests/helpers/figures.ts";
 import {
   a2Batch,
   copyDir,
@@ -99,12 +100,16 @@ Deno.test("every fs op × every errno: typed error, old snapshot served, next pu
       }
     }
     globalThis.removeEventListener("unhandledrejection", onUnhandled);
-    console.log(
+    figure(
+      "A4",
       `fault points × errnos: ${n}×${ERRNOS.length}, corrupt manifests: ${bad.corrupt}, ` +
         `referenced-missing gens: ${bad.missingGens}, daemon exits: 0, ` +
         `unhandled rejections: ${unhandled}, fd leaks: ${bad.fds}, ` +
-        `temps left after recovery sweep: ${bad.temps}, untyped errors: ${bad.untyped}, ` +
-        `old snapshot lost: ${bad.oldLost}, failed recoveries: ${bad.noRecovery}`,
+        `temps left after recovery sweep: ${bad.temps}`,
+    );
+    console.log(
+      `A4 detail: untyped errors: ${bad.untyped}, old snapshot lost: ${bad.oldLost}, ` +
+        `failed recoveries: ${bad.noRecovery}`,
     );
     assert.deepEqual(bad, {
       untyped: 0,
@@ -132,7 +137,7 @@ Deno.test("EIO on the manifest temp's fsync aborts the publish: no rename, no re
     );
     const renames = fs.ops.filter((o) => o.op === "rename" && isManifestTemp(o.path)).length;
     const syncs = fs.ops.filter((o) => o.op === "sync" && isManifestTemp(o.path)).length;
-    console.log(`renames after failed fsync: ${renames}, fsync retries: ${syncs - 1}`);
+    figure("A6", `renames after failed fsync: ${renames}, fsync retries: ${syncs - 1}`);
     assert.equal(renames, 0);
     assert.equal(syncs, 1);
     assert.deepEqual(await Deno.readFile(join(root, MANIFEST_FILE)), before);
@@ -146,7 +151,7 @@ Deno.test("EIO on the manifest temp's fsync aborts the publish: no rename, no re
 Deno.test("a flipped or truncated generation is detected, never served, healed by one sweep (A8)", () =>
   withTempDir(async (root) => {
     const store = await openStore({ root, parserVersion: PV, windowDays: null });
-    const n = Deno.env.get("INTENDANT_STRESS") === "1" ? 100 : 20;
+    const n = STRESS ? 100 : 20;
     const ups = Array.from(
       { length: n },
       (_, i) => update("replace", `s${i}`, { recs: records(`s${i}`, 0, 3) }),
@@ -179,7 +184,8 @@ Deno.test("a flipped or truncated generation is detected, never served, healed b
     await store.dropEntries(detected);
     const r = await store.publish(ups);
     const healed = (await store.verifyAll()).length === 0 && r.accepted.length === n;
-    console.log(
+    figure(
+      "A8",
       `corrupt gens detected: ${Math.round((100 * detected.length) / n)}%, ` +
         `corrupted records served: ${served}, sweeps to heal: ${healed ? 1 : "more"}`,
     );

@@ -67,6 +67,13 @@ export const ManifestSchema = z.object({
   sessions: z.record(z.string(), ManifestEntrySchema),
   /** key → deletion time (ms); expires with the retention window. */
   tombstones: z.record(z.string(), z.number().int()),
+  /**
+   * Generation name → when a publish stopped naming it (ms), kept for GC_GRACE_MS. GC
+   * measures a retired generation's grace from here, not from its mtime: a generation
+   * written hours ago is old by mtime the instant a publish retires it, while a query
+   * pinned to the previous revision may be about to open it (A15). Absent when empty.
+   */
+  retired: z.record(z.string(), z.number().int()).optional(),
 });
 export type Manifest = z.infer<typeof ManifestSchema>;
 

@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { LockHeldError } from "../../errors.ts";
 import { withTempDir } from "../../../tests/helpers/store_fixtures.ts";
+import { figure, STRESS } from "../../../tests/helpers/figures.ts";
 import { holdLock, LOCK_FILE } from "./writer_lock.ts";
 
-const STRESS = Deno.env.get("INTENDANT_STRESS") === "1";
 const CHILD = new URL("../../../tests/helpers/store_child.ts", import.meta.url).pathname;
 
 Deno.test("holdLock() excludes a second holder until release, and records the holder", () =>
@@ -99,10 +99,8 @@ Deno.test("10 contenders racing for a stale-looking lock: exactly one winner per
       const won = await Promise.all(Array.from({ length: 10 }, () => naiveTakeover(path)));
       if (won.filter(Boolean).length > 1) controlMulti++;
     }
-    console.log(
-      `rounds: ${rounds}, contenders: 10, rounds with >1 winner: ${multi} ` +
-        `(control: ${controlMulti}), rounds with no winner: ${none}`,
-    );
+    figure("A11", `rounds with >1 winner: ${multi} (control: ${controlMulti})`);
+    console.log(`A11 detail: rounds: ${rounds}, contenders: 10, rounds with no winner: ${none}`);
     assert.equal(multi, 0);
     assert.equal(none, 0);
     assert.ok(controlMulti > 0, "the naive unlink + createNew takeover must be seen to race");

@@ -1,0 +1,144 @@
+/**
+ * `deno task bench [--preset default|small] [--seed N] [--dir PATH] [--out FILE]`:
+ * generates (or reuses) the corpus, runs each phase in a child process, runs ripgrep over
+ * the raw homes as the scan baseline, sizes the UI bundle, then prints ONE table with
+ * every figure beside its same-run baseline and target, and writes the figures as JSON
+ * (bench/results.json by default). Progress goes to stderr; the table to stdout.
+ */
+import { join } from "node:path";
+import { ensureCorpus, NEEDLES, PRESETS } from "./corpus/mod.ts";
+import { QUERIES } from "./phase_query.ts";
+import { renderTable } from "./report.ts";
+
+function flag(name: string, dflt: string): string {
+  const i = Deno.args.indexOf(`--${name}`);
+  return i >= 0 && Deno.args[i + 1] !== undefined ? Deno.args[i + 1]! : dflt;
+}
+
+const presetName = flag("preset", "default");
+const preset = PRESETS[presetName];
+if (!preset) throw new RangeError(`Unknown preset "${presetName}": use default or small`);
+const seed = Number(flag("seed", "1"));
+const tmp = Deno.env.get("TMPDIR") ?? "/tmp";
+const dir = flag("dir", join(tmp, "intendant-bench", `${presetName}-${seed}`));
+const out = flag("out", new URL("./results.json", import.meta.url).pathname);
+const storeRoot = join(dir, "..", `${presetName}-${seed}-store`);
+const log = (l: string) => console.error(l);
+
+const corpus = await ensureCorpus({ dir, preset, seed, log });
+
+async function phase(name: string): Promise<Record<string, unknown>> {
+  log(`bench: phase ${name}…`);
+  const t = performance.now();
+  const p = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--v8-flags=--expose-gc",
+      new URL("./phases.ts", import.meta.url).pathname,
+      name,
+      dir,
+      storeRoot,
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  if (!p.success) throw new Error(`Phase "${name}" failed with exit code ${p.code}`);
+  const text = new TextDecoder().decode(p.stdout).trim().split("\n").at(-1)!;
+  log(`bench: phase ${name} done in ${Math.round(performance.now() - t)} ms`);
+  return JSON.parse(text);
+}
+
+async function ripgrep(): Promise<Record<string, number>> {
+  const homes = [
+    corpus.homes.logsDir,
+    corpus.homes.codex,
+    corpus.homes.claude,
+    corpus.homes.kimi,
+    corpus.homes.pi,
+  ];
+  const needles: Record<string, string> = {
+    rare: NEEDLES.rare,
+    mid: NEEDLES.mid,
+    stopword: NEEDLES.stopword,
+    phrase: NEEDLES.phrase,
+    and: NEEDLES.and[0],
+    accented: NEEDLES.accented,
+    cjk: NEEDLES.cjk,
+    nohit: NEEDLES.none,
+  };
+  const run = async (needle: string) => {
+    const t = performance.now();
+    const p = await new Deno.Command("rg", {
+      args: ["-c", "-F", "-i", "--no-messages", "-e", needle, ...homes],
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    if (p.code > 1) throw new Error(`rg failed with exit code ${p.code}`);
+    return performance.now() - t;
+  };
+  try {
+    await run(NEEDLES.none); // page cache warm-up
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) {
+      log("bench: rg not found (apt-get install -y ripgrep); the scan baseline is skipped");
+      return {};
+    }
+    throw err;
+  }
+  const outRg: Record<string, number> = {};
+  for (const [name] of QUERIES) outRg[name] = await run(needles[name]!);
+  return outRg;
+}
+
+async function uiGzipBytes(): Promise<number | null> {
+  try {
+    const { buildUi } = await import("../build.ts");
+    return (await buildUi()).gzipBytes;
+  } catch (err) {
+    log(`bench: UI bundle not built: ${(err as Error).message}`);
+    return null;
+  }
+}
+
+async function machine() {
+  const cpu = /model name\s*:\s*(.*)/.exec(await Deno.readTextFile("/proc/cpuinfo"))?.[1];
+  const mem = /MemTotal:\s+(\d+)/.exec(await Deno.readTextFile("/proc/meminfo"))?.[1];
+  return {
+    nproc: navigator.hardwareConcurrency,
+    cpu: cpu ?? "unknown",
+    ramGiB: mem ? Math.round(Number(mem) / 1024 / 1024) : null,
+    deno: Deno.version.deno,
+    v8: Deno.version.v8,
+    os: Deno.build.os + "/" + Deno.build.arch,
+  };
+}
+
+const baseline = await phase("baseline");
+const backfill = await phase("backfill");
+const serve = await phase("serve");
+log("bench: ripgrep baseline…");
+const rg = await ripgrep();
+const uiGzip = await uiGzipBytes();
+const results = {
+  at: new Date().toISOString(),
+  machine: await machine(),
+  corpus: {
+    preset: presetName,
+    seed,
+    sessions: corpus.sessions.length,
+    files: corpus.files,
+    messages: corpus.messages,
+    bytes: corpus.bytes,
+    planted: corpus.planted,
+    generatedInMs: corpus.generatedInMs,
+  },
+  baseline,
+  backfill,
+  serve,
+  rg,
+  uiGzip,
+};
+await Deno.writeTextFile(out, JSON.stringify(results, null, 2) + "\n");
+console.log(renderTable(results));
+log(`bench: figures written to ${out}`);

@@ -1,0 +1,76 @@
+/**
+ * `deno task reliability`: runs every test that reports a reliability-plan figure (the
+ * whole suite: figures live beside the behaviour they prove), collects the
+ * `FIGURE <id>: <line>` lines, prints them as one table ordered by plan id, and writes
+ * tests/RELIABILITY.md with the machine and the date. `--stress` runs the plan's full N
+ * (INTENDANT_STRESS=1). Exits non-zero when any test failed.
+ */
+import { join } from "node:path";
+
+const ROOT = new URL("../", import.meta.url).pathname.replace(/\/$/, "");
+const stress = Deno.args.includes("--stress");
+
+function planOrder(id: string): number {
+  return (id.charCodeAt(0) - 64) * 100 + Number(id.slice(1));
+}
+
+async function machine(): Promise<string> {
+  const cpu =
+    (await Deno.readTextFile("/proc/cpuinfo").catch(() => "")).match(/model name\s*:\s*(.+)/)
+      ?.[1] ?? "unknown CPU";
+  const mem = (await Deno.readTextFile("/proc/meminfo").catch(() => "")).match(/MemTotal:\s*(\d+)/)
+    ?.[1];
+  const cores = navigator.hardwareConcurrency;
+  return `${cores} cores, ${cpu.trim()}, ${
+    mem ? Math.round(Number(mem) / 1024 / 1024) + " GiB RAM" : "unknown RAM"
+  }, Deno ${Deno.version.deno}`;
+}
+
+const started = Date.now();
+const child = new Deno.Command(Deno.execPath(), {
+  args: ["test", "-A", "--parallel"],
+  cwd: ROOT,
+  env: { NO_COLOR: "1", ...(stress ? { INTENDANT_STRESS: "1" } : {}) },
+  stdout: "piped",
+  stderr: "piped",
+}).spawn();
+const [out, err, status] = await Promise.all([
+  new Response(child.stdout).text(),
+  new Response(child.stderr).text(),
+  child.status,
+]);
+const text = out + "\n" + err;
+const figures = new Map<string, string[]>();
+for (const m of text.matchAll(/FIGURE ([A-E]\d{1,2}): (.+)/g)) {
+  const list = figures.get(m[1]!) ?? [];
+  if (!list.includes(m[2]!.trim())) list.push(m[2]!.trim());
+  figures.set(m[1]!, list);
+}
+const summary = text.match(/^(ok|FAILED) \| .+$/m)?.[0] ?? "no summary line";
+const ids = [...figures.keys()].sort((a, b) => planOrder(a) - planOrder(b));
+const rows = ids.flatMap((id) =>
+  figures.get(id)!.map((line) => `| ${id} | ${line.replaceAll("|", "\\|")} |`)
+);
+const table = ["| id | figure |", "| --- | --- |", ...rows].join("\n");
+console.log(
+  ids.map((id) => figures.get(id)!.map((l) => `${id.padEnd(4)} ${l}`).join("\n")).join("\n"),
+);
+console.log(`\n${ids.length} plan items reported; tests: ${summary}`);
+const md = `# Reliability figures
+
+Produced by \`deno task reliability${stress ? " --stress" : ""}\` on ${
+  new Date().toISOString().slice(0, 10)
+}
+(${await machine()}), in ${Math.round((Date.now() - started) / 1000)} s. N is ${
+  stress
+    ? "the plan's full N (INTENDANT_STRESS=1)"
+    : "the moderate CI N; `deno task test:stress` runs the plan's full N"
+}.
+Each line is printed by the test that proves it (see /work/shared/reliability-plan.md for the
+technique and pass criterion of each id). Test summary: \`${summary}\`.
+
+${table}
+`;
+await Deno.writeTextFile(join(ROOT, "tests", "RELIABILITY.md"), md);
+console.log(`wrote tests/RELIABILITY.md`);
+Deno.exit(status.success ? 0 : 1);
