@@ -46,6 +46,7 @@ for (const m of text.matchAll(/FIGURE ([A-E]\d{1,2}): (.+)/g)) {
   if (!list.includes(m[2]!.trim())) list.push(m[2]!.trim());
   figures.set(m[1]!, list);
 }
+const fuzz = [...new Set([...text.matchAll(/FUZZ ([^:\n]+): (.+)/g)].map((m) => `| ${m[1]!.trim()} | ${m[2]!.trim().replaceAll("|", "\\|")} |`))];
 const summary = text.match(/^(ok|FAILED) \| .+$/m)?.[0] ?? "no summary line";
 const ids = [...figures.keys()].sort((a, b) => planOrder(a) - planOrder(b));
 const rows = ids.flatMap((id) =>
@@ -70,6 +71,12 @@ Each line is printed by the test that proves it (see /work/shared/reliability-pl
 technique and pass criterion of each id). Test summary: \`${summary}\`.
 
 ${table}
+
+## Fuzzing (fast-check; 100,000 lines per extractor with --stress)
+
+| target | result |
+| --- | --- |
+${fuzz.join("\n")}
 `;
 await Deno.writeTextFile(join(ROOT, "tests", "RELIABILITY.md"), md);
 console.log(`wrote tests/RELIABILITY.md`);

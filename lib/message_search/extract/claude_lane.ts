@@ -27,8 +27,8 @@
  */
 import type { Row } from "./claude_rows.ts";
 
-/** DAG nodes remembered for incremental checks (bounded state). */
-export const LANE_WINDOW = 48;
+/** DAG nodes remembered for incremental checks (bounded: it rides in every manifest entry). */
+export const LANE_WINDOW = 24;
 /** Window flag: a non-meta user/assistant row. */
 export const F_CONV = 1;
 /** Window flag: descends from lastHuman (or no human row exists yet). */
