@@ -23,21 +23,35 @@ import type { Corpus } from "./corpus/mod.ts";
 /** realFs that counts what the store writes and reads. */
 export class CountingFs implements Fs {
   written = 0;
+  /** Bytes written per store file kind (journal appends and resets, snapshots, segments). */
+  byKind = { journal: 0, snapshot: 0, generation: 0, other: 0 };
   filesWritten = 0;
   reads = 0;
   bytesRead = 0;
   createNew(path: string, mode: number): Promise<FsWriteHandle> {
-    return realFs.createNew(path, mode).then((h) => {
-      this.filesWritten++;
-      return {
-        writeAll: (b: Uint8Array) => {
-          this.written += b.length;
-          return h.writeAll(b);
-        },
-        sync: () => h.sync(),
-        close: () => h.close(),
-      };
-    });
+    return realFs.createNew(path, mode).then((h) => this.#count(h, path));
+  }
+  openAppend(path: string): Promise<FsWriteHandle> {
+    return realFs.openAppend(path).then((h) => this.#count(h, path));
+  }
+  #count(h: FsWriteHandle, path: string): FsWriteHandle {
+    this.filesWritten++;
+    const kind = path.includes("/generations/")
+      ? "generation"
+      : path.includes("manifest.journal")
+      ? "journal"
+      : path.includes("manifest.json")
+      ? "snapshot"
+      : "other";
+    return {
+      writeAll: (b: Uint8Array) => {
+        this.written += b.length;
+        this.byKind[kind] += b.length;
+        return h.writeAll(b);
+      },
+      sync: () => h.sync(),
+      close: () => h.close(),
+    };
   }
   async readFile(path: string): Promise<Uint8Array> {
     const b = await realFs.readFile(path);

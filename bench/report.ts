@@ -61,7 +61,7 @@ export function renderTable(r: R): string {
   ]);
   const a = s.append;
   rows.push([
-    `append → searchable, through refreshIfStale(1000) (${n(a.session.messages)}-message session)`,
+    `append → searchable, through refreshIfStale(500) (${n(a.session.messages)}-message session)`,
     `p50 ${ms(a.latencyMs.p50)} · p95 ${ms(a.latencyMs.p95)} · max ${ms(a.latencyMs.max)}`,
     `refresh sweep that published it: p50 ${ms(a.refreshSweepMs.p50)} · max ${
       ms(a.refreshSweepMs.max)
@@ -70,15 +70,20 @@ export function renderTable(r: R): string {
     "≤ 1 s",
     ok(a.latencyMs.max <= 1000),
   ]);
+  const pa = a.perAppend;
   rows.push([
-    `bytes written per appended message (amortized over ${a.amortizedAppends} appends, one sweep each)`,
-    `${n(a.amortizedStoreBytesPerAppend)} B store; timed appends above: ${
+    `bytes written per appended message (${a.amortizedAppends} appends, one sweep each; snapshot compaction amortized over its period)`,
+    `${n(a.cycleAmortizedBytesPerAppend)} B store = journal ${n(pa.journal)} + segments ${
+      n(pa.generations)
+    } + snapshot ${n(pa.snapshotAmortized)} (${mib(pa.snapshotBytes)} per ${
+      n(Math.round(pa.journalRoom / Math.max(1, pa.journal)))
+    } appends); in-window total ${n(a.amortizedStoreBytesPerAppend)} B; timed appends: ${
       n(a.storeBytesPerAppend)
-    } B store, ${n(a.ioWriteBytesPerAppend)} B write_bytes`,
+    } B store, ${n(a.ioWriteBytesPerAppend)} B write_bytes (page-granular fsyncs)`,
     `the appended line: ${n(a.appendedBytes / a.appends)} B`,
-    ratio(a.amortizedStoreBytesPerAppend, a.appendedBytes / a.appends),
+    ratio(a.cycleAmortizedBytesPerAppend, a.appendedBytes / a.appends),
     "≤ 4 KiB",
-    ok(a.amortizedStoreBytesPerAppend <= 4096),
+    ok(a.cycleAmortizedBytesPerAppend <= 4096),
   ]);
   for (const [name] of QUERIES) {
     const w = s.queries.warm[name];

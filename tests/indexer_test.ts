@@ -18,10 +18,10 @@ function cfgFor(root: string) {
   return resolveConfig(hermeticEnv(root), { cwd: root });
 }
 
-function readManifest(root: string): Manifest {
-  return JSON.parse(
-    Deno.readTextFileSync(join(root, "state", "cache", "message_search", "v1", "manifest.json")),
-  );
+/** The manifest as any reader sees it (snapshot plus journal), through the store. */
+async function readManifest(root: string): Promise<Manifest> {
+  const { store } = await createMessageIndex(cfgFor(root));
+  return await store.readManifest();
 }
 
 function listGens(root: string): string[] {
@@ -44,8 +44,8 @@ Deno.test("`intendant index` publishes a store laid out as the spec says and pri
     assert.match(r.stdout, /^intendant\s+2\s+6\s+0\s+0\s/m);
     const store = join(root, "state", "cache", "message_search", "v1");
     const names = [...Deno.readDirSync(store)].map((e) => e.name).sort();
-    assert.deepEqual(names, ["generations", "manifest.json", "writer.lock"]);
-    const m = readManifest(root);
+    assert.deepEqual(names, ["generations", "manifest.journal", "manifest.json", "writer.lock"]);
+    const m = await readManifest(root);
     assert.equal(m.schema, 1);
     assert.ok(m.revision > 0);
     assert.deepEqual(
@@ -73,22 +73,25 @@ Deno.test("no-op sweeps write nothing; appends publish only a new segment", () =
     const { indexer } = await createMessageIndex(cfg);
     const r1 = await indexer.sweep();
     assert.equal(r1.sources.intendant!.published, 1);
-    const m1 = readManifest(root);
+    const m1 = await readManifest(root);
     const manifestPath = join(cfg.messageSearch.storeRoot, "manifest.json");
     const mtime = Deno.statSync(manifestPath).mtime!.getTime();
+    const journalPath = join(cfg.messageSearch.storeRoot, "manifest.journal");
+    const journalMtime = Deno.statSync(journalPath).mtime!.getTime();
     const gens = listGens(root);
     await new Promise((r) => setTimeout(r, 20));
     const r2 = await indexer.sweep();
     assert.equal(r2.revision, m1.revision);
     assert.equal(r2.sources.intendant!.unchanged, 1);
     assert.equal(Deno.statSync(manifestPath).mtime!.getTime(), mtime);
+    assert.equal(Deno.statSync(journalPath).mtime!.getTime(), journalMtime);
     assert.deepEqual(listGens(root), gens);
     // Resume appends new rows: one new segment with only those records.
     assert.equal((await runIntendant(root, ["run", "--resume", s.id, "more please"])).code, 0);
     const r3 = await indexer.sweep();
     assert.equal(r3.sources.intendant!.published, 1);
     assert.equal(r3.sources.intendant!.recordsAdded, 3);
-    const e = readManifest(root).sessions[`intendant:${s.id}`]!;
+    const e = (await readManifest(root)).sessions[`intendant:${s.id}`]!;
     assert.equal(e.generations.length, 2);
     assert.equal(e.records, s.texts.length + 3);
   }));
@@ -121,13 +124,13 @@ Deno.test("`intendant delete` tombstones the shard; a stale copy of the source n
     await new Deno.Command("cp", { args: ["-a", s.dir, backup] }).output();
     const d = await runIntendant(root, ["delete", s.id.slice(0, 8)]);
     assert.equal(d.code, 0, d.stderr);
-    const m = readManifest(root);
+    const m = await readManifest(root);
     assert.equal(m.sessions[`intendant:${s.id}`], undefined);
     assert.equal(typeof m.tombstones[`intendant:${s.id}`], "number");
     await assert.rejects(Deno.stat(s.dir), Deno.errors.NotFound);
     await new Deno.Command("cp", { args: ["-a", backup, s.dir] }).output();
     assert.equal((await runIntendant(root, ["index"])).code, 0);
-    const after = readManifest(root);
+    const after = await readManifest(root);
     assert.equal(after.sessions[`intendant:${s.id}`], undefined);
     assert.ok(after.sessions[`intendant:${keep.id}`]);
   }));

@@ -503,6 +503,7 @@ Deno.test("C4 after a real run, index, search and serve every state dir is 0700 
     for (
       const want of [
         "manifest.json",
+        "manifest.journal",
         "generations",
         "cursor.key",
         "session_names.json",

@@ -231,6 +231,7 @@ async function reBase(store: Store, batch: ShardUpdate[]): Promise<ShardUpdate[]
 function withoutDirSync(sim: SimFs): Fs {
   return {
     createNew: (p, m) => sim.createNew(p, m),
+    openAppend: (p) => sim.openAppend(p),
     readFile: (p) => sim.readFile(p),
     rename: (a, b) => sim.rename(a, b),
     remove: (p) => sim.remove(p),

@@ -21,6 +21,7 @@ import {
   withTempDir,
 } from "./helpers/store_fixtures.ts";
 import {
+  JOURNAL_FILE,
   type Manifest,
   MANIFEST_FILE,
   openStore,
@@ -299,6 +300,9 @@ Deno.test("startup removes a killed writer's temps and spares a live writer's (A
   withTempDir(async (dir) => {
     const base = join(dir, "base");
     await prepareA2Base(await openStore({ root: base, parserVersion: PV, windowDays: null }));
+    // Without a journal the next publish must create one through a temp (the snapshot's
+    // rename protocol), which is the temp this test strands.
+    await Deno.remove(join(base, JOURNAL_FILE));
     await copyDir(base, join(dir, "count"));
     const fs = new FaultFs();
     const counted = await openStore({
@@ -310,11 +314,11 @@ Deno.test("startup removes a killed writer's temps and spares a live writer's (A
     const batch = a2Batch(await counted.readManifest());
     fs.arm(null);
     await counted.publish(batch);
-    // Kill points that strand a temp: right after a generation temp and the manifest temp
+    // Kill points that strand a temp: right after a generation temp and the journal temp
     // are created (before their first write).
     const killAt = [
       fs.ops.find((o) => o.op === "writeAll" && o.path.includes("/generations/"))!.n,
-      fs.ops.find((o) => o.op === "writeAll" && o.path.includes(`${MANIFEST_FILE}.tmp-`))!.n,
+      fs.ops.find((o) => o.op === "writeAll" && o.path.includes(`${JOURNAL_FILE}.tmp-`))!.n,
     ];
     let before = 0;
     let after = 0;

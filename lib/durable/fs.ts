@@ -36,6 +36,11 @@ export interface FsDirEntry {
 /** The operations durable writers and the store perform, nothing more. */
 export interface Fs {
   createNew(path: string, mode: number): Promise<FsWriteHandle>;
+  /**
+   * Opens an EXISTING regular file for appending (O_APPEND, never creates: a new file's
+   * directory entry would need its own fsync, so callers create through writeFileAtomic).
+   */
+  openAppend(path: string): Promise<FsWriteHandle>;
   readFile(path: string): Promise<Uint8Array>;
   rename(from: string, to: string): Promise<void>;
   remove(path: string): Promise<void>;
@@ -81,6 +86,10 @@ class RealWriteHandle implements FsWriteHandle {
 export const realFs: Fs = {
   async createNew(path, mode) {
     const file = await Deno.open(path, { createNew: true, write: true, mode });
+    return new RealWriteHandle(file);
+  },
+  async openAppend(path) {
+    const file = await Deno.open(path, { append: true });
     return new RealWriteHandle(file);
   },
   readFile: (path) => Deno.readFile(path),

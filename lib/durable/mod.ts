@@ -4,6 +4,8 @@
  */
 export type { Fs, FsDirEntry, FsStat, FsWriteHandle } from "./fs.ts";
 export { realFs, toFsStat } from "./fs.ts";
+export type { AppendDurableOptions } from "./append_durable.ts";
+export { appendDurable } from "./append_durable.ts";
 export type { AtomicWriteOptions, OrphanCleanupOptions } from "./atomic_write.ts";
 export { isPidAlive, parseTempName, removeOrphanTemps, writeFileAtomic } from "./atomic_write.ts";
 export type { LineSpan, SplitResult } from "./lines.ts";

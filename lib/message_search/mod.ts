@@ -8,7 +8,7 @@ export * from "./locator.ts";
 export type { CursorClass, FileCursor } from "./cursor_types.ts";
 export * from "./store/mod.ts";
 export * from "./store/types.ts";
-export { Indexer } from "./indexer.ts";
+export { Indexer, QUERY_REFRESH_MS } from "./indexer.ts";
 export type { IndexerOptions, SourceSweep, SweepProgress, SweepReport } from "./indexer.ts";
 export { buildCoverage, LEGACY_MATRIX } from "./coverage.ts";
 export type { Coverage, SourceCoverage } from "./coverage.ts";

@@ -7,6 +7,7 @@
 import type { Context } from "hono";
 import { stream as honoStream } from "hono/streaming";
 import type { Indexer, SearchRequest, SearchResponse, Store } from "../message_search/mod.ts";
+import { QUERY_REFRESH_MS } from "../message_search/mod.ts";
 import {
   type CatalogDeps,
   deepSearch,
@@ -62,7 +63,7 @@ const RETRY_AFTER_S = "1";
 async function messageSearch(c: Context, d: RouteDeps): Promise<Response> {
   const p = parseQuery(MessageSearchParams, new URL(c.req.url));
   const r = await d.gate!.run(async () => {
-    await d.indexer.refreshIfStale(1000);
+    await d.indexer.refreshIfStale(QUERY_REFRESH_MS);
     const res = await d.engine.search({
       q: p.q,
       limit: p.limit,

@@ -12,6 +12,7 @@ import { realFs } from "../../lib/durable/mod.ts";
 /** The operations counted. */
 export type FsOpName =
   | "createNew"
+  | "openAppend"
   | "writeAll"
   | "sync"
   | "close"
@@ -98,7 +99,15 @@ export class FaultFs implements Fs {
 
   async createNew(path: string, mode: number): Promise<FsWriteHandle> {
     this.#gate("createNew", path);
-    const h = await this.#inner.createNew(path, mode);
+    return this.#wrap(await this.#inner.createNew(path, mode), path);
+  }
+
+  async openAppend(path: string): Promise<FsWriteHandle> {
+    this.#gate("openAppend", path);
+    return this.#wrap(await this.#inner.openAppend(path), path);
+  }
+
+  #wrap(h: FsWriteHandle, path: string): FsWriteHandle {
     return {
       writeAll: async (bytes) => {
         this.#gate("writeAll", path);
@@ -163,13 +172,15 @@ export function withoutSync(inner: Fs = realFs): Fs {
   return {
     ...inner,
     async createNew(path, mode) {
-      const h = await inner.createNew(path, mode);
-      return {
-        writeAll: (b) => h.writeAll(b),
-        sync: () => Promise.resolve(),
-        close: () => h.close(),
-      };
+      return noSync(await inner.createNew(path, mode));
+    },
+    async openAppend(path) {
+      return noSync(await inner.openAppend(path));
     },
     syncDir: () => Promise.resolve(),
   };
+}
+
+function noSync(h: FsWriteHandle): FsWriteHandle {
+  return { writeAll: (b) => h.writeAll(b), sync: () => Promise.resolve(), close: () => h.close() };
 }

@@ -66,6 +66,14 @@ if (import.meta.main && mode === "sweeper") {
         close: () => h.close(),
       };
     },
+    async openAppend(path) {
+      const h = await timed(() => realFs.openAppend(path));
+      return {
+        writeAll: (b) => timed(() => h.writeAll(b)),
+        sync: () => timed(() => h.sync()),
+        close: () => h.close(),
+      };
+    },
     readFile: (p) => timed(() => realFs.readFile(p)),
     rename: (a, b) => timed(() => realFs.rename(a, b)),
     remove: (p) => timed(() => realFs.remove(p)),

@@ -54,7 +54,16 @@ type Node = FileNode | DirNode;
 
 /** A mutating operation, reported to `onMutation` after it took effect. */
 export interface SimOp {
-  op: "createNew" | "writeAll" | "sync" | "close" | "rename" | "remove" | "mkdir" | "syncDir";
+  op:
+    | "createNew"
+    | "openAppend"
+    | "writeAll"
+    | "sync"
+    | "close"
+    | "rename"
+    | "remove"
+    | "mkdir"
+    | "syncDir";
   path: string;
   to?: string;
 }
@@ -159,7 +168,22 @@ export class SimFs implements Fs {
       this.#nodes.set(file.ino, file);
       this.#dirChange(dir, { kind: "link", name, ino: file.ino });
     });
-    const f = file! as FileNode;
+    return this.#handle(file! as FileNode, path);
+  }
+
+  async openAppend(path: string): Promise<FsWriteHandle> {
+    let file: FileNode | null = null;
+    await this.#mutate({ op: "openAppend", path }, () => {
+      const n = this.#lookup(path);
+      if (!n) throw new Deno.errors.NotFound(`No such file: "${path}"`);
+      if (n.kind !== "file") throw new Deno.errors.IsADirectory(`Is a directory: "${path}"`);
+      file = n;
+    });
+    return this.#handle(file! as FileNode, path);
+  }
+
+  /** A write handle on `f`: writes extend the live bytes, sync makes them durable. */
+  #handle(f: FileNode, path: string): FsWriteHandle {
     let open = true;
     const guard = (what: string) => {
       if (!open) throw new Deno.errors.BadResource(`${what} on a closed handle of "${path}"`);

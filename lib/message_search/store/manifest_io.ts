@@ -1,7 +1,9 @@
 /**
- * manifest.json: reading, validation, quarantine and writing. On-disk invariants:
- *  - manifest.json is the store's single mutable file and is only ever replaced whole by
- *    writeFileAtomic, so a reader sees a complete old or a complete new manifest;
+ * manifest.json (the manifest snapshot): reading, validation, quarantine and writing.
+ * On-disk invariants:
+ *  - manifest.json is only ever replaced whole by writeFileAtomic, so a reader sees a
+ *    complete old or a complete new snapshot (publishes between snapshots are appended
+ *    to manifest.journal, see journal.ts and manifest_state.ts);
  *  - a manifest that is too large, not UTF-8, not JSON or fails ManifestSchema is
  *    corrupt: it is renamed aside as `manifest.corrupt-<ms>` (at most QUARANTINE_KEEP
  *    kept, oldest deleted) and the store rebuilds from empty — generations are
@@ -13,7 +15,7 @@
  * quarantining a healthy manifest because a read failed would throw the index away.
  */
 import { join } from "node:path";
-import { type Fs, writeFileAtomic } from "../../durable/mod.ts";
+import { type Fs, type FsStat, writeFileAtomic } from "../../durable/mod.ts";
 import { ManifestCorruptError } from "../../errors.ts";
 import { type Manifest, MANIFEST_SCHEMA, ManifestSchema } from "./types.ts";
 
@@ -29,9 +31,20 @@ const QUARANTINE_RE = /^manifest\.corrupt-(\d+)$/;
 
 /** Outcome of reading manifest.json. */
 export type ManifestRead =
-  | { kind: "ok"; manifest: Manifest }
+  | { kind: "ok"; manifest: Manifest; file?: FileFacts }
   | { kind: "missing" }
   | { kind: "corrupt"; error: ManifestCorruptError };
+
+/** The identity (dev:ino:size:mtime) and size of the file a manifest was read from. */
+export interface FileFacts {
+  id: string;
+  size: number;
+}
+
+/** A file identity that changes whenever a writer renames a new file in. */
+export function fileIdentity(st: FsStat): string {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+}
 
 /** A manifest with no sessions and no tombstones. */
 export function emptyManifest(parserVersion: number, revision: number, nowMs: number): Manifest {
@@ -49,8 +62,9 @@ export function emptyManifest(parserVersion: number, revision: number, nowMs: nu
 export async function readManifestFile(fs: Fs, root: string): Promise<ManifestRead> {
   const path = join(root, MANIFEST_FILE);
   let bytes: Uint8Array;
+  let st: FsStat;
   try {
-    const st = await fs.stat(path);
+    st = await fs.stat(path);
     if (!st.isFile) return corrupt(`"${path}" is not a regular file`);
     if (st.size > MANIFEST_MAX_BYTES) {
       return corrupt(`"${path}" is ${st.size} bytes, over the ${MANIFEST_MAX_BYTES} cap`);
@@ -62,7 +76,8 @@ export async function readManifestFile(fs: Fs, root: string): Promise<ManifestRe
   }
   // The size may have changed between stat and read (lockless writer); re-check.
   if (bytes.length > MANIFEST_MAX_BYTES) return corrupt(`"${path}" grew over the cap`);
-  return parseManifestBytes(bytes);
+  const r = parseManifestBytes(bytes);
+  return r.kind === "ok" ? { ...r, file: { id: fileIdentity(st), size: bytes.length } } : r;
 }
 
 /** Validates manifest bytes without touching the disk. */

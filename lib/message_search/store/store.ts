@@ -1,6 +1,7 @@
 /**
  * The shard store: one directory (`<state-root>/cache/message_search/v1`) holding
- * manifest.json, writer.lock and generations/. Every store file access goes through the
+ * manifest.json + manifest.journal (the manifest: a snapshot and the deltas since, see
+ * manifest_state.ts), writer.lock and generations/. Every store file access goes through the
  * injected Fs and every write through writeFileAtomic; the one exception is writer.lock,
  * which holds no store data and needs flock, an operation Fs does not have.
  *
@@ -36,13 +37,8 @@ import {
   referencedGenerations,
   withRetired,
 } from "./gc.ts";
-import {
-  emptyManifest,
-  MANIFEST_FILE,
-  quarantineManifest,
-  readManifestFile,
-  writeManifest,
-} from "./manifest_io.ts";
+import { emptyManifest, quarantineManifest } from "./manifest_io.ts";
+import { commitState, readState, type StoreState } from "./manifest_state.ts";
 import { CorruptGenerationError, GENERATIONS_DIR, loadSegment, verifySegment } from "./segments.ts";
 import { applyUpdate, assertUpdateShape, type PublishDraft } from "./_apply_update.ts";
 import {
@@ -174,6 +170,12 @@ function isUnreadable(err: unknown): boolean {
   return err instanceof Deno.errors.NotCapable || err instanceof Deno.errors.PermissionDenied;
 }
 
+/** A manifest read under the lock, and the state a commit appends to (null: snapshot). */
+interface Loaded {
+  manifest: Manifest;
+  state: StoreState | null;
+}
+
 interface StoreConfig {
   root: string;
   fs: Fs;
@@ -199,21 +201,19 @@ class ShardStore implements Store {
   }
 
   async readManifest(): Promise<Manifest> {
-    // Readers (every query, every sweep) share one parsed manifest until the file changes.
-    // A publish replaces manifest.json by rename, so its identity changes with every
-    // revision; the returned object is shared and must not be mutated.
-    const key = this.#c.cacheReads ? await this.#manifestIdentity() : null;
-    if (key !== null && this.#readCache?.key === key) return this.#readCache.manifest;
-    const r = await readManifestFile(this.#c.fs, this.root);
+    // Readers (every query, every sweep) share one parsed manifest until the snapshot or
+    // the journal changes; a grown journal costs only its new lines. The returned object
+    // is shared and must not be mutated.
+    const r = await readState(this.#c.fs, this.root, this.#cached());
     if (r.kind === "ok") {
-      this.#readCache = key === null ? null : { key, manifest: r.manifest };
-      return r.manifest;
+      this.#remember(r.state);
+      return r.state.manifest;
     }
     if (r.kind === "missing") return emptyManifest(this.#c.pv, 0, this.#nowMs());
     // Corrupt. Quarantine only while holding the lock: an unlocked rename could move
     // aside a good manifest a writer renamed in after our read. If a writer holds the
     // lock, it quarantines on its own re-read; we serve empty meanwhile.
-    if (this.#c.lock === "none") return await this.#loadLocked();
+    if (this.#c.lock === "none") return (await this.#loadLocked()).manifest;
     let handle: LockHandle;
     try {
       handle = await holdLock(this.root, { wait: 0 });
@@ -223,22 +223,21 @@ class ShardStore implements Store {
       return emptyManifest(this.#c.pv, nowMs, nowMs);
     }
     try {
-      return await this.#loadLocked();
+      return (await this.#loadLocked()).manifest;
     } finally {
       handle.release();
     }
   }
 
-  #readCache: { key: string; manifest: Manifest } | null = null;
+  /** The last state read or written (cacheReads only; else every read goes to disk). */
+  #state: StoreState | null = null;
 
-  async #manifestIdentity(): Promise<string | null> {
-    try {
-      const st = await this.#c.fs.stat(join(this.root, MANIFEST_FILE));
-      return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
-    } catch (err) {
-      if (err instanceof Deno.errors.NotFound) return null;
-      throw err;
-    }
+  #cached(): StoreState | null {
+    return this.#c.cacheReads ? this.#state : null;
+  }
+
+  #remember(state: StoreState | null): void {
+    if (this.#c.cacheReads) this.#state = state;
   }
 
   async publish(updates: ShardUpdate[]): Promise<PublishResult> {
@@ -249,7 +248,8 @@ class ShardStore implements Store {
 
   async #publishLocked(updates: ShardUpdate[]): Promise<PublishResult> {
     const { pv, fs } = this.#c;
-    const current = await this.#loadLocked();
+    const loaded = await this.#loadLocked();
+    const current = loaded.manifest;
     if (current.parser_version > pv) {
       const rejected = updates.map((u) => ({ key: u.key, reason: "newer_parser" }));
       return { revision: current.revision, accepted: [], rejected };
@@ -278,7 +278,7 @@ class ShardStore implements Store {
       sessions: draft.sessions,
       tombstones: draft.tombstones,
     }, { nowMs });
-    await writeManifest(fs, this.root, next);
+    this.#remember(await this.#commit(loaded, next));
     return { revision: next.revision, accepted, rejected };
   }
 
@@ -287,7 +287,8 @@ class ShardStore implements Store {
       throw new TypeError(`Session key must be a non-empty string: got "${key}"`);
     }
     await this.#exclusive(async () => {
-      const m = await this.#loadLocked();
+      const loaded = await this.#loadLocked();
+      const m = loaded.manifest;
       if (m.parser_version > this.#c.pv) {
         throw new StalePublishError(
           `Cannot delete session "${key}": manifest parser_version ${m.parser_version} ` +
@@ -297,14 +298,16 @@ class ShardStore implements Store {
       const sessions = { ...m.sessions };
       delete sessions[key];
       const nowMs = this.#nowMs();
-      await this.#write(m, { sessions, tombstones: { ...m.tombstones, [key]: nowMs } }, nowMs);
+      const tombstones = { ...m.tombstones, [key]: nowMs };
+      await this.#write(loaded, { sessions, tombstones }, nowMs);
     });
   }
 
   async dropEntries(keys: string[]): Promise<void> {
     if (!Array.isArray(keys)) throw new TypeError("dropEntries expects an array of keys");
     await this.#exclusive(async () => {
-      const m = await this.#loadLocked();
+      const loaded = await this.#loadLocked();
+      const m = loaded.manifest;
       // A newer parser owns the manifest; its entries are not ours to drop.
       if (m.parser_version > this.#c.pv) return;
       const sessions = { ...m.sessions };
@@ -315,7 +318,7 @@ class ShardStore implements Store {
           changed = true;
         }
       }
-      if (changed) await this.#write(m, { sessions }, this.#nowMs());
+      if (changed) await this.#write(loaded, { sessions }, this.#nowMs());
     });
   }
 
@@ -351,7 +354,8 @@ class ShardStore implements Store {
   gc(): Promise<GcReport> {
     return this.#exclusive(async () => {
       const { fs, now, pv, windowDays } = this.#c;
-      let m = await this.#loadLocked();
+      const loaded = await this.#loadLocked();
+      let m = loaded.manifest;
       const nowMs = this.#nowMs();
       let expiredSessions = 0;
       let expiredTombstones = 0;
@@ -359,7 +363,7 @@ class ShardStore implements Store {
       if (m.parser_version <= pv) {
         const x = expireManifest(m, { nowMs, windowDays });
         if (x.expiredSessions > 0 || x.expiredTombstones > 0) {
-          m = await this.#write(m, x.manifest, nowMs);
+          m = await this.#write(loaded, x.manifest, nowMs);
           ({ expiredSessions, expiredTombstones } = x);
         }
       }
@@ -380,24 +384,35 @@ class ShardStore implements Store {
   }
 
   /** Writes `base` with `patch` applied and a bumped revision; keeps base's parser_version. */
-  async #write(base: Manifest, patch: Partial<Manifest>, nowMs: number): Promise<Manifest> {
+  async #write(loaded: Loaded, patch: Partial<Manifest>, nowMs: number): Promise<Manifest> {
+    const base = loaded.manifest;
     const next = withRetired(base, {
       ...base,
       ...patch,
       revision: Math.max(base.revision + 1, nowMs),
       updated_at_ms: nowMs,
     }, { nowMs });
-    await writeManifest(this.#c.fs, this.root, next);
+    this.#remember(await this.#commit(loaded, next));
     return next;
   }
 
+  #commit(loaded: Loaded, next: Manifest): Promise<StoreState | null> {
+    const { fs, cacheReads } = this.#c;
+    return commitState({ fs, root: this.root, state: loaded.state, next, remember: cacheReads });
+  }
+
   /** Reads the manifest as a lock holder: a corrupt one is quarantined here. */
-  async #loadLocked(): Promise<Manifest> {
+  async #loadLocked(): Promise<Loaded> {
     const { fs, pv, now } = this.#c;
     for (let attempt = 0;; attempt++) {
-      const r = await readManifestFile(fs, this.root);
-      if (r.kind === "ok") return r.manifest;
-      if (r.kind === "missing") return emptyManifest(pv, 0, this.#nowMs());
+      const r = await readState(fs, this.root, this.#cached());
+      if (r.kind === "ok") {
+        this.#remember(r.state);
+        return { manifest: r.state.manifest, state: r.state };
+      }
+      if (r.kind === "missing") {
+        return { manifest: emptyManifest(pv, 0, this.#nowMs()), state: null };
+      }
       const moved = await quarantineManifest(this.root, { fs, now });
       // null: the corrupt file vanished under us (only possible with lock "none", a
       // concurrent writer renamed a fresh manifest in or quarantined it): read again.
@@ -406,8 +421,9 @@ class ShardStore implements Store {
         // it at once: an unwritten revision could be handed out again for other content.
         const nowMs = this.#nowMs();
         const empty = emptyManifest(pv, nowMs, nowMs);
-        await writeManifest(fs, this.root, empty);
-        return empty;
+        const state = await this.#commit({ manifest: empty, state: null }, empty);
+        this.#remember(state);
+        return { manifest: empty, state };
       }
     }
   }

@@ -1,6 +1,7 @@
 /**
  * The shard store's on-disk types. Layout under the store root (`…/message_search/v1`):
- *   manifest.json           the single mutable file, replaced by atomic rename
+ *   manifest.json           the manifest snapshot, replaced by atomic rename
+ *   manifest.journal        publishes since the snapshot, one delta line each (journal.ts)
  *   writer.lock             advisory writer lock (flock; efficiency, not correctness)
  *   generations/<h16>.json  immutable, content-named shard segments
  * A session's shard is the ordered list of segments its manifest entry names; records and

@@ -1,0 +1,225 @@
+/**
+ * The store's current manifest = snapshot (manifest.json) + journal (manifest.journal):
+ * reading it (whole, or incrementally from a previous read) and committing a new one
+ * (one appended delta line, or a new snapshot when the journal has grown as large as the
+ * snapshot — amortized, a publish writes about twice its changed entries).
+ *
+ * Ordering invariants (a crash at any point leaves a readable store, reliability-plan I1):
+ *  - a full read reads the journal BEFORE the snapshot: a compaction between the two
+ *    reads then shows a snapshot newer than the journal's header, which already contains
+ *    every line of it (the journal is ignored) — never an old snapshot with its lines
+ *    missing;
+ *  - a compaction renames the new snapshot in before it resets the journal, so a crash
+ *    between them leaves a journal whose header names an older revision: ignored;
+ *  - a journal is only ever created or reset through writeFileAtomic (file and directory
+ *    fsynced) and appended through appendDurable (fsynced before the publish returns).
+ * Cached states are shared between callers and must not be mutated.
+ */
+import { join } from "node:path";
+import { appendDurable, type Fs, type FsStat, writeFileAtomic } from "../../durable/mod.ts";
+import type { ManifestCorruptError } from "../../errors.ts";
+import {
+  encodeDelta,
+  headerRevision,
+  JOURNAL_FILE,
+  journalHeader,
+  replayJournal,
+} from "./journal.ts";
+import {
+  fileIdentity,
+  MANIFEST_FILE,
+  MANIFEST_MAX_BYTES,
+  readManifestFile,
+  writeManifest,
+} from "./manifest_io.ts";
+import type { Manifest } from "./types.ts";
+
+/** The journal may grow to the snapshot's size, and at least this much, before compaction. */
+export const JOURNAL_MIN_BYTES = 256 * 1024;
+
+/** A manifest as read from disk, with what an incremental re-read or a commit needs. */
+export interface StoreState {
+  manifest: Manifest;
+  /** Identity of the snapshot file the manifest started from. */
+  snapId: string;
+  snapBytes: number;
+  /** dev:ino of a journal whose header matches the snapshot; null when there is none. */
+  journalId: string | null;
+  /** Header length and the byte offset after the last complete line replayed. */
+  headerBytes: number;
+  consumed: number;
+  /** The journal's size when read (a torn tail makes it larger than `consumed`). */
+  journalSize: number;
+}
+
+export type StateRead =
+  | { kind: "ok"; state: StoreState }
+  | { kind: "missing" }
+  | { kind: "corrupt"; error: ManifestCorruptError };
+
+/**
+ * Reads the current manifest. With `prev` (a state read earlier from the same root) an
+ * unchanged snapshot and journal cost two stats, and a grown journal costs replaying
+ * only its new lines.
+ */
+export async function readState(fs: Fs, root: string, prev: StoreState | null): Promise<StateRead> {
+  const jPath = join(root, JOURNAL_FILE);
+  if (prev !== null && prev.journalId !== null) {
+    const fast = await incremental(fs, root, jPath, prev);
+    if (fast !== null) return { kind: "ok", state: fast };
+  }
+  const jst = await statOrNull(fs, jPath);
+  const jBytes = jst?.isFile && jst.size <= MANIFEST_MAX_BYTES ? await readOrNull(fs, jPath) : null;
+  const snap = await readManifestFile(fs, root);
+  if (snap.kind !== "ok") return snap;
+  const base: StoreState = {
+    manifest: snap.manifest,
+    snapId: snap.file!.id,
+    snapBytes: snap.file!.size,
+    journalId: null,
+    headerBytes: 0,
+    consumed: 0,
+    journalSize: 0,
+  };
+  const header = jBytes ? headerRevision(jBytes) : null;
+  if (!jst || !jBytes || !header || header.revision !== snap.manifest.revision) {
+    return { kind: "ok", state: base };
+  }
+  const r = replayJournal(snap.manifest, jBytes, header.length);
+  return {
+    kind: "ok",
+    state: {
+      ...base,
+      manifest: r.manifest,
+      journalId: `${jst.dev}:${jst.ino}`,
+      headerBytes: header.length,
+      consumed: r.consumed,
+      journalSize: jBytes.length,
+    },
+  };
+}
+
+async function incremental(
+  fs: Fs,
+  root: string,
+  jPath: string,
+  prev: StoreState,
+): Promise<StoreState | null> {
+  const jst = await statOrNull(fs, jPath);
+  if (!jst || `${jst.dev}:${jst.ino}` !== prev.journalId || jst.size < prev.journalSize) {
+    return null;
+  }
+  const sst = await statOrNull(fs, join(root, MANIFEST_FILE));
+  if (!sst || fileIdentity(sst) !== prev.snapId) return null;
+  if (jst.size === prev.journalSize) return prev;
+  if (jst.size > MANIFEST_MAX_BYTES) return null;
+  const bytes = await readOrNull(fs, jPath);
+  // Replaced between the stat and the read (a compaction): the header tells.
+  const header = bytes ? headerRevision(bytes) : null;
+  if (!bytes || bytes.length < prev.consumed || header?.length !== prev.headerBytes) return null;
+  const r = replayJournal(prev.manifest, bytes, prev.consumed);
+  return { ...prev, manifest: r.manifest, consumed: r.consumed, journalSize: bytes.length };
+}
+
+/** Options for {@link commitState}. */
+export interface CommitOptions {
+  fs: Fs;
+  root: string;
+  /** The state `next` was derived from under the writer lock (null: write a snapshot). */
+  state: StoreState | null;
+  next: Manifest;
+  /** Stat the result so a later read can start from it (readers that cache). */
+  remember: boolean;
+}
+
+/**
+ * Makes `next` the current manifest. Returns the state a later read may start from, or
+ * null when not asked to or when it cannot be known without a read (a concurrent
+ * lockless writer changed the files meanwhile).
+ */
+export async function commitState(o: CommitOptions): Promise<StoreState | null> {
+  const { fs, root, state, next } = o;
+  const jPath = join(root, JOURNAL_FILE);
+  const settled = (s: StoreState, size: number) =>
+    o.remember ? identify(fs, root, jPath, s, next, size).catch(() => null) : null;
+  const line = state ? encodeDelta(state.manifest, next) : null;
+  if (state && line !== null) {
+    const bytes = new TextEncoder().encode(`\n${line}\n`);
+    const room = Math.max(JOURNAL_MIN_BYTES, state.snapBytes);
+    if (state.journalId !== null && state.journalSize + bytes.length <= room) {
+      await appendDurable(jPath, bytes, { fs });
+      return await settled(state, state.journalSize + bytes.length);
+    }
+    if (state.journalId === null) {
+      // No usable journal (first publish since a snapshot, or a stale one left by a
+      // crash): start one holding this line. The snapshot stays as it is.
+      const header = journalHeader(state.manifest.revision);
+      const text = new TextEncoder().encode(header + `${line}\n`);
+      if (text.length <= room) {
+        await writeFileAtomic(jPath, text, { fs });
+        const headerBytes = new TextEncoder().encode(header).length;
+        return await settled({ ...state, headerBytes }, text.length);
+      }
+    }
+  }
+  await writeManifest(fs, root, next);
+  await writeFileAtomic(jPath, journalHeader(next.revision), { fs });
+  if (!o.remember) return null;
+  const snap = await statOrNull(fs, join(root, MANIFEST_FILE)).catch(() => null);
+  if (!snap) return null;
+  const base: StoreState = {
+    manifest: next,
+    snapId: fileIdentity(snap),
+    snapBytes: snap.size,
+    journalId: null,
+    headerBytes: 0,
+    consumed: 0,
+    journalSize: 0,
+  };
+  return await settled(base, journalHeader(next.revision).length);
+}
+
+/**
+ * The state after our write, if the journal is exactly what we wrote (else null). Its
+ * callers swallow errors: the publish is already durable, and failing to learn its
+ * identity only costs the next read a full one.
+ */
+async function identify(
+  fs: Fs,
+  root: string,
+  jPath: string,
+  state: StoreState,
+  next: Manifest,
+  size: number,
+): Promise<StoreState | null> {
+  const jst = await statOrNull(fs, jPath);
+  const sst = await statOrNull(fs, join(root, MANIFEST_FILE));
+  if (!jst || jst.size !== size || !sst || fileIdentity(sst) !== state.snapId) return null;
+  const header = state.headerBytes || journalHeader(next.revision).length;
+  return {
+    ...state,
+    manifest: next,
+    journalId: `${jst.dev}:${jst.ino}`,
+    headerBytes: header,
+    consumed: size,
+    journalSize: size,
+  };
+}
+
+async function statOrNull(fs: Fs, path: string): Promise<FsStat | null> {
+  try {
+    return await fs.stat(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return null;
+    throw err;
+  }
+}
+
+async function readOrNull(fs: Fs, path: string): Promise<Uint8Array | null> {
+  try {
+    return await fs.readFile(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return null;
+    throw err;
+  }
+}
