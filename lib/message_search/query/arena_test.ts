@@ -109,3 +109,20 @@ Deno.test("active flags are derived once per generations list and follow later m
     arena.pruneActive(new Set());
     assert.equal(arena.stats().activeCached, 0);
   }));
+
+Deno.test("the arena predicts load cost from its own loads and remembers deferred generations", () =>
+  withStore(async (store) => {
+    const names = await publish(store, "s0", texts(50, 200));
+    const arena = new Arena(1 << 30);
+    const before = arena.loadCostMs(1000);
+    assert.ok(before > 0, "a default rate before any load");
+    arena.defer(names[0]!);
+    assert.equal(arena.wasDeferred(names[0]!), true);
+    await arena.load(store, names[0]!);
+    assert.equal(arena.wasDeferred(names[0]!), false, "a load clears the deferral");
+    assert.equal(arena.residentRecords(names[0]!), 50);
+    assert.ok(arena.loadCostMs(1000) > 0 && Number.isFinite(arena.loadCostMs(1000)));
+    arena.defer("ffffffffffffffff.json");
+    arena.pruneSummaries(new Set(names));
+    assert.equal(arena.wasDeferred("ffffffffffffffff.json"), false, "pruned with its summary");
+  }));

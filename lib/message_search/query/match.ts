@@ -84,37 +84,55 @@ function recordAt(b: BlockView, pos: number): number {
 }
 
 /**
- * Every record of the block containing ALL needles (each once, ascending). `needles[0]`
- * drives the scan; every other needle keeps its next known position, so each needle's
- * text is scanned at most once per block (a merge join), never once per candidate record.
+ * Every record of the block containing ALL needles (each once, ascending). A leapfrog
+ * join: each needle keeps its next known position, and whenever one needle's next
+ * occurrence lies past the candidate record, the candidate jumps to the record holding
+ * it: records in between lack that needle, so no other needle is searched there. Every
+ * needle's text is scanned at most once per block, and for needles that rarely meet
+ * (an AND of two 1% words) most of the block is scanned by only one of them.
  */
 export function matchBlock(b: BlockView, needles: readonly string[]): number[] {
   const out: number[] = [];
   const s = b.text;
-  const lead = needles[0]!;
-  // next[j]: next valid position of needles[j] found so far; -2 = not searched yet.
-  const next = needles.length > 1 ? new Array<number>(needles.length).fill(-2) : null;
-  let pos = findValid(s, lead, 0);
-  while (pos >= 0) {
-    const r = recordAt(b, pos);
-    const start = b.recStart[r]!;
-    const end = b.recEnd[r]!;
-    let ok = true;
-    if (next) {
-      for (let j = 1; j < needles.length; j++) {
-        let p = next[j]!;
-        if (p === -2 || (p >= 0 && p < start)) next[j] = p = findValid(s, needles[j]!, start);
-        // This needle does not occur again in the block: no later record can match.
-        if (p < 0) return out;
-        if (p + needles[j]!.length > end) {
-          ok = false;
-          break;
-        }
+  const k = needles.length;
+  // next[j]: next valid position of needles[j] at or after the last search start; -2 =
+  // not searched yet.
+  const next = new Array<number>(k).fill(-2);
+  // Candidate record: the first one not yet ruled out starts at or after `from`.
+  let from = 0;
+  for (;;) {
+    let r = -1;
+    let start = 0;
+    let end = 0;
+    let j = 0;
+    // Round-robin over the needles until all of them land in one record (`agree` of
+    // them in a row) or one runs out.
+    for (let agree = 0; agree < k; j = (j + 1) % k) {
+      let p = next[j]!;
+      if (p === -2 || (p >= 0 && p < from)) next[j] = p = findValid(s, needles[j]!, from);
+      // This needle does not occur again in the block: no later record can match.
+      if (p < 0) return out;
+      if (r >= 0 && p + needles[j]!.length <= end) {
+        agree++;
+        continue;
       }
+      // Past the candidate (or the first needle looked at): its record is the new one.
+      r = recordAt(b, p);
+      start = b.recStart[r]!;
+      end = b.recEnd[r]!;
+      if (p + needles[j]!.length > end) {
+        // Cannot happen for valid positions (needles hold no NUL), kept as a guard: the
+        // match would span the separator, so move past this record.
+        from = end + 1;
+        r = -1;
+        agree = 0;
+        continue;
+      }
+      from = start;
+      agree = 1;
     }
-    if (ok) out.push(r);
+    out.push(r);
     // The separator after `end` cannot start a needle (needles never contain NUL).
-    pos = findValid(s, lead, end + 1);
+    from = end + 1;
   }
-  return out;
 }

@@ -151,3 +151,21 @@ Deno.test("scan and highlight agree with an independent oracle on tricky Unicode
     { numRuns: 400 },
   );
 });
+
+Deno.test("matchBlock's leapfrog join agrees with a per-record check on random text", () => {
+  const words = ["alpha", "beta", "gamma", "東京", "café", "delta"];
+  let seed = 7;
+  const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+  const texts = Array.from(
+    { length: 400 },
+    () => Array.from({ length: 1 + rnd(5) }, () => words[rnd(words.length)]).join(" "),
+  );
+  const e = entryOf(texts);
+  for (const needles of [["alpha", "beta"], ["gamma", "delta", "beta"], ["東京", "café"]]) {
+    const folded = needles.map(fold);
+    const want = texts.flatMap((t, i) =>
+      folded.every((n) => findValid(fold(t), n, 0) >= 0) ? [i] : []
+    );
+    assert.deepEqual(scan(e, folded), want, needles.join(" "));
+  }
+});

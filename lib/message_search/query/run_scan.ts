@@ -6,7 +6,10 @@
  *  - "done"    at the end, or early once the page is full and the next session's newest
  *              record cannot beat the page's last group (broad terms are limit-bounded);
  *  - "timeout" when the time budget is spent (checked before each segment, once at least
- *              one session was matched, so a query always makes progress);
+ *              one session was matched, so a query always makes progress), or when a
+ *              session was skipped because loading it could not end inside the budget
+ *              (arena.loadCostMs; a load cannot be interrupted once started): the scan
+ *              goes on past it, but the page covers an unknown subset;
  *  - "budget"  before loading a session from disk once this query's fresh generation
  *              bytes reached the fresh-load budget. Only the groups that no unscanned
  *              session could precede are returned then (a prefix of the page), so the
@@ -52,6 +55,29 @@ function summaryRulesOut(
   return false;
 }
 
+/**
+ * Milliseconds kept free at the end of the time budget for what follows the scan
+ * (rendering a page highlights at most limit × HITS_PER_GROUP records: ~1 ms).
+ */
+const RENDER_RESERVE_MS = 2;
+
+/**
+ * True when loading generation `g` (`records` still on disk for its session) is predicted
+ * to end past the time budget. A load cannot be interrupted once started, so it is not
+ * started; the session is skipped and the page ends as a timeout. Never refused: the
+ * first load of a query (`fresh` = 0) and a generation refused before (arena.defer), so
+ * a session too big to ever fit the budget is loaded by the next query that reaches it
+ * and retries always make progress.
+ */
+function loadWouldOverrun(
+  x: ScanInput,
+  { g, fresh, records }: { g: string; fresh: number; records: number },
+): boolean {
+  if (fresh === 0 || x.arena.wasDeferred(g)) return false;
+  const end = performance.now() - x.startedAt + x.arena.loadCostMs(records);
+  return end + RENDER_RESERVE_MS > x.timeBudgetMs;
+}
+
 /** Everything one scan needs. */
 export interface ScanInput {
   store: Store;
@@ -87,6 +113,52 @@ function skipped(
   return pos !== null && !before(pos, { best: e.oldest_ts_ms, key: s.key });
 }
 
+/** Per-query load state: bytes read from disk, and whether any session was matched. */
+interface LoadState {
+  fresh: number;
+  matched: boolean;
+}
+
+/**
+ * Loads session `s`'s segments through the arena: its entries; "failed" when a segment
+ * is missing or corrupt (noted in the arena); "timeout" when the budget is spent;
+ * "deferred" when a segment load could not end inside the budget (see overBudget).
+ */
+async function loadSession(
+  x: ScanInput,
+  s: PlanSession,
+  st: LoadState,
+): Promise<ShardEntry[] | "failed" | "timeout" | "deferred"> {
+  const { arena } = x;
+  const gens = s.entry.generations;
+  const entries: ShardEntry[] = [];
+  // Records of this session still on disk: what its remaining loads will cost.
+  let unloaded = s.entry.records;
+  for (const g of gens) unloaded -= arena.residentRecords(g);
+  for (const g of gens) {
+    // Checked per segment, not per session: a cold session can hold many segments, and
+    // what was loaded before the cut stays resident, so the retry is cheaper.
+    if (st.matched) {
+      if (performance.now() - x.startedAt + RENDER_RESERVE_MS > x.timeBudgetMs) return "timeout";
+      if (!arena.has(g) && loadWouldOverrun(x, { g, fresh: st.fresh, records: unloaded })) {
+        arena.defer(g);
+        return "deferred";
+      }
+    }
+    try {
+      const r = await arena.load(x.store, g);
+      st.fresh += r.freshBytes;
+      if (r.freshBytes > 0) unloaded -= r.entry.count;
+      entries.push(r.entry);
+    } catch (err) {
+      if (!(err instanceof CorruptGenerationError || err instanceof NotFoundError)) throw err;
+      arena.noteFailure(g);
+      return "failed";
+    }
+  }
+  return entries;
+}
+
 /** Runs one scan. */
 export async function runScan(x: ScanInput): Promise<ScanOutcome> {
   const { req, arena, pos } = x;
@@ -100,8 +172,14 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
   };
   const summaryHashes = req.scanNeedles.map(needleSummaryHashes);
   const page = new PageBuffer(req.limit + 1);
-  let fresh = 0;
-  let matched = false;
+  const st: LoadState = { fresh: 0, matched: false };
+  // A session was skipped for time: the page covers an unknown subset, so whatever ends
+  // the scan, it ends as a timeout (no cursor may be minted past the skipped session).
+  let deferred = false;
+  const end = (stop: ScanOutcome["stop"]): ScanOutcome => ({
+    stop: deferred ? "timeout" : stop,
+    groups: page.items,
+  });
   for (const s of x.plan.sessions) {
     const e = s.entry;
     // Scan order is newest-first: nothing after this can reach the lower bound.
@@ -116,38 +194,27 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
     // No generation can hold some needle: no record of the session can match, whatever
     // its marks say, so it is skipped without a load (summaries exist once loaded).
     if (summaryRulesOut(arena, e.generations, summaryHashes)) continue;
-    if (fresh >= x.freshLoadBudgetBytes && e.generations.some((g) => !arena.has(g))) {
+    if (st.fresh >= x.freshLoadBudgetBytes && e.generations.some((g) => !arena.has(g))) {
+      // A skipped session may precede the safe prefix: no cursor can be minted.
+      if (deferred) return end("timeout");
       const safe = page.items.filter((c) => before(c.pos, bound));
       // Never cut to an empty page: its cursor could not move, and an arena smaller than
       // the sessions between two results would make every retry reload the same ones.
       if (safe.length > 0) return { stop: "budget", groups: safe };
     }
-    const entries: ShardEntry[] = [];
-    let failed = false;
-    for (const g of e.generations) {
-      // Checked per segment, not per session: a cold session can hold many segments, and
-      // what was loaded before the cut stays resident, so the retry is cheaper.
-      if (matched && performance.now() - x.startedAt > x.timeBudgetMs) {
-        return { stop: "timeout", groups: page.items };
-      }
-      try {
-        const r = await arena.load(x.store, g);
-        fresh += r.freshBytes;
-        entries.push(r.entry);
-      } catch (err) {
-        if (!(err instanceof CorruptGenerationError || err instanceof NotFoundError)) throw err;
-        arena.noteFailure(g);
-        failed = true;
-        break;
-      }
+    const entries = await loadSession(x, s, st);
+    if (entries === "timeout") return end("timeout");
+    if (entries === "deferred") {
+      deferred = true;
+      continue;
     }
-    if (failed) continue;
-    matched = true;
+    if (entries === "failed") continue;
+    st.matched = true;
     const active = arena.activeFor(s.key, { gens: e.generations, entries });
     const m = matchSession(entries, active, filter);
     if (!m) continue;
     const at = { best: m.best, key: s.key };
     if (pos === null || before(pos, at)) page.insert({ session: s, match: m, pos: at });
   }
-  return { stop: "done", groups: page.items };
+  return end("done");
 }

@@ -43,6 +43,12 @@ export interface SessionMatch {
   hits: HitRef[];
 }
 
+/** False when the block's filter proves some needle absent (needles without trigrams pass). */
+function blockMayMatch(bloom: Uint32Array, trigrams: SessionFilter["trigrams"]): boolean {
+  for (const t of trigrams) if (t && !bloomMayContain(bloom, t)) return false;
+  return true;
+}
+
 /** True when hit a sorts before b: newer ts, then later in source order. */
 function newer(a: HitRef, b: HitRef): boolean {
   if (a.ts !== b.ts) return a.ts > b.ts;
@@ -71,9 +77,7 @@ export function matchSession(
     if (e.count === 0 || e.maxTs < f.from || e.minTs > f.to) continue;
     const act = active?.[s];
     for (let b = 0; b < e.blocks.length; b++) {
-      let may = true;
-      for (const t of f.trigrams) if (t && !bloomMayContain(e.blooms[b]!, t)) may = false;
-      if (!may) continue;
+      if (!blockMayMatch(e.blooms[b]!, f.trigrams)) continue;
       for (const i of matchBlock(e.blocks[b]!, f.needles)) {
         const ts = e.ts[i]!;
         if ((e.flags[i]! & f.roleMask) === 0 || ts < f.from || ts > f.to) continue;

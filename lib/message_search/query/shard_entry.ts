@@ -6,11 +6,13 @@
  *  - blocks: runs of consecutive records whose folded texts, joined by NUL, form one
  *    string of about BLOCK_TARGET_UNITS units (a longer record is a block of its own),
  *    each with a trigram Bloom filter; a needle never spans records (needles hold no NUL);
+ *    a block holds records of one string width only (see TWO_BYTE), so an emoji does not
+ *    double the memory of the ASCII around it;
  *  - per record: typed arrays (span within its block, ts, seq, flag bits, and the
  *    identity fields supersession marks key on) plus the original text, id and locator,
  *    which only hits read.
- * `bytes` is what the arena's LRU accounts: UTF-16 sizes of every kept string, typed
- * arrays, and a fixed per-record overhead for the id/locator objects.
+ * `bytes` is what the arena's LRU accounts: V8 sizes of every kept string, typed arrays,
+ * and fixed per-record and per-block overheads fitted to the measured heap.
  */
 import type { Locator } from "../locator.ts";
 import type { MessageRecord, SupersessionMark } from "../record.ts";
@@ -23,8 +25,15 @@ import { BLOCK_TARGET_UNITS, buildBloom, buildSummary } from "./trigram.ts";
 /** Flag bits per record (role bits shared with NormalizedRequest.roleMask). */
 export const FLAG_TRUNCATED = 4;
 export const FLAG_SUBAGENT = 8;
-/** Estimated bytes per record for the id, the locator object and array slots. */
-const RECORD_OVERHEAD_BYTES = 320;
+/**
+ * Estimated bytes per record for the locator object (its strings shared, see
+ * shareLocatorStrings), string headers and array slots, and per block for the view
+ * object, the filter's header and array slots. Fitted to V8's heap (heapUsed after a
+ * full GC) over 600 benchmark generations / 184k records: 119 MiB measured against
+ * 124 MiB accounted, so the cap errs on the side of holding less.
+ */
+const RECORD_OVERHEAD_BYTES = 180;
+const BLOCK_OVERHEAD_BYTES = 64;
 /**
  * JSON bytes of a record in a generation file besides its variable strings (field names,
  * role, numbers, flags, locator kind and hash): measured 230–260 over every source's
@@ -36,6 +45,13 @@ const SEGMENT_JSON_FIXED_BYTES = 100;
 
 // deno-lint-ignore no-control-regex
 const ASCII_RE = /^[\x00-\x7f]*$/;
+/**
+ * V8 keeps strings whose every unit is < 0x100 as one-byte strings (1 byte a char),
+ * others as two-byte; counting both at 2 would make the arena hold a third less prose
+ * than its cap allows.
+ */
+// deno-lint-ignore no-control-regex
+const TWO_BYTE = /[^\x00-\xff]/;
 const enc = new TextEncoder();
 /** Scratch space for measuring UTF-8 lengths without allocating (grown on demand). */
 let scratch = new Uint8Array(64 * 1024);
@@ -117,20 +133,28 @@ export function buildShardEntry(name: string, seg: ShardSegment): ShardEntry {
   let parts: string[] = [];
   let blockLen = 0;
   let first = 0;
+  // The block's string width: V8 stores a string whose every unit is < 0x100 in one byte
+  // a unit, else in two, so one CJK or emoji record would double a whole block of ASCII.
+  let blockWide = false;
   const closeBlock = (last: number) => {
     const text = parts.join("\u0000");
     blocks.push({ text, first, last, recStart, recEnd });
     const bloom = buildBloom(text);
     blooms.push(bloom);
-    bytes += stringBytes(text) + bloom.byteLength;
+    bytes += (blockWide ? text.length * 2 : text.length) + bloom.byteLength + BLOCK_OVERHEAD_BYTES;
     parts = [];
     blockLen = 0;
     first = last;
   };
+  const pool = new Map<string, string>();
   for (let i = 0; i < n; i++) {
     const r = seg.records[i]!;
     const ascii = ASCII_RE.test(r.text);
     const f = ascii ? r.text.toLowerCase() : fold(r.text);
+    const wide = !ascii && TWO_BYTE.test(f);
+    // Records of the other width start a block of their own (see blockWide).
+    if (parts.length > 0 && wide !== blockWide) closeBlock(i);
+    blockWide = wide;
     diskBytes += recordJsonBytes(r, ascii);
     if (parts.length > 0) blockLen++; // the NUL separator before every record but the first
     recStart[i] = blockLen;
@@ -149,7 +173,7 @@ export function buildShardEntry(name: string, seg: ShardSegment): ShardEntry {
     if (r.item_id !== undefined) (itemIds ??= new Array(n))[i] = r.item_id;
     texts[i] = r.text;
     ids[i] = r.id;
-    locators[i] = r.locator;
+    locators[i] = shareLocatorStrings(r.locator, r.id, pool);
     bytes += stringBytes(r.text) + stringBytes(r.id) + RECORD_OVERHEAD_BYTES;
     if (blockLen >= BLOCK_TARGET_UNITS) closeBlock(i + 1);
   }
@@ -179,12 +203,23 @@ export function buildShardEntry(name: string, seg: ShardSegment): ShardEntry {
 }
 
 /**
- * Resident size of a string: V8 keeps strings whose every unit is < 0x100 as one-byte
- * strings (1 byte a char), others as two-byte; counting both at 2 would make the arena
- * hold a third less prose than its cap allows.
+ * Makes equal strings of a segment's locators one string: every record of a source file
+ * repeats its path, and an external record_id usually equals the record's id (JSON.parse
+ * gives each its own copy: ~130 of a locator's ~265 resident bytes). Replaces fields in
+ * place with equal strings, so the locator (and its encoding: same keys, same order) is
+ * unchanged; the parsed segment is this build's own copy.
  */
-// deno-lint-ignore no-control-regex
-const TWO_BYTE = /[^\x00-\xff]/;
+function shareLocatorStrings(loc: Locator, id: string, pool: Map<string, string>): Locator {
+  if (loc.kind === "external_record_id" && loc.record_id === id) loc.record_id = id;
+  if ("file" in loc) {
+    const f = pool.get(loc.file);
+    if (f === undefined) pool.set(loc.file, loc.file);
+    else loc.file = f;
+  }
+  return loc;
+}
+
+/** Resident size of a string (see TWO_BYTE). */
 function stringBytes(s: string): number {
   return TWO_BYTE.test(s) ? s.length * 2 : s.length;
 }

@@ -45,8 +45,10 @@ export interface StoreState {
   snapBytes: number;
   /** dev:ino of a journal whose header matches the snapshot; null when there is none. */
   journalId: string | null;
-  /** Header length and the byte offset after the last complete line replayed. */
+  /** The snapshot revision the journal's header names, and the header's length. */
+  headerRevision: number;
   headerBytes: number;
+  /** The byte offset after the last complete line replayed. */
   consumed: number;
   /** The journal's size when read (a torn tail makes it larger than `consumed`). */
   journalSize: number;
@@ -77,6 +79,7 @@ export async function readState(fs: Fs, root: string, prev: StoreState | null): 
     snapId: snap.file!.id,
     snapBytes: snap.file!.size,
     journalId: null,
+    headerRevision: -1,
     headerBytes: 0,
     consumed: 0,
     journalSize: 0,
@@ -92,6 +95,7 @@ export async function readState(fs: Fs, root: string, prev: StoreState | null): 
       ...base,
       manifest: r.manifest,
       journalId: `${jst.dev}:${jst.ino}`,
+      headerRevision: header.revision,
       headerBytes: header.length,
       consumed: r.consumed,
       journalSize: jBytes.length,
@@ -116,7 +120,10 @@ async function incremental(
   const bytes = await readOrNull(fs, jPath);
   // Replaced between the stat and the read (a compaction): the header tells.
   const header = bytes ? headerRevision(bytes) : null;
-  if (!bytes || bytes.length < prev.consumed || header?.length !== prev.headerBytes) return null;
+  if (
+    !bytes || bytes.length < prev.consumed || header?.revision !== prev.headerRevision ||
+    header.length !== prev.headerBytes
+  ) return null;
   const r = replayJournal(prev.manifest, bytes, prev.consumed);
   return { ...prev, manifest: r.manifest, consumed: r.consumed, journalSize: bytes.length };
 }
@@ -158,7 +165,8 @@ export async function commitState(o: CommitOptions): Promise<StoreState | null> 
       if (text.length <= room) {
         await writeFileAtomic(jPath, text, { fs });
         const headerBytes = new TextEncoder().encode(header).length;
-        return await settled({ ...state, headerBytes }, text.length);
+        const headerRev = state.manifest.revision;
+        return await settled({ ...state, headerRevision: headerRev, headerBytes }, text.length);
       }
     }
   }
@@ -172,7 +180,8 @@ export async function commitState(o: CommitOptions): Promise<StoreState | null> 
     snapId: fileIdentity(snap),
     snapBytes: snap.size,
     journalId: null,
-    headerBytes: 0,
+    headerRevision: next.revision,
+    headerBytes: journalHeader(next.revision).length,
     consumed: 0,
     journalSize: 0,
   };
@@ -195,12 +204,10 @@ async function identify(
   const jst = await statOrNull(fs, jPath);
   const sst = await statOrNull(fs, join(root, MANIFEST_FILE));
   if (!jst || jst.size !== size || !sst || fileIdentity(sst) !== state.snapId) return null;
-  const header = state.headerBytes || journalHeader(next.revision).length;
   return {
     ...state,
     manifest: next,
     journalId: `${jst.dev}:${jst.ino}`,
-    headerBytes: header,
     consumed: size,
     journalSize: size,
   };
