@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { type Fs, type FsStat, writeFileAtomic } from "../../durable/mod.ts";
 import { NotFoundError } from "../../errors.ts";
 import { hash16Of } from "../locator.ts";
+import { isExactSegment } from "./segment_check.ts";
 import { type ShardSegment, ShardSegmentSchema } from "./types.ts";
 
 /** Folder of generation files, relative to the store root. */
@@ -92,6 +93,12 @@ export async function loadSegment(fs: Fs, genDir: string, name: string): Promise
     raw = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   } catch (err) {
     throw new CorruptGenerationError(name, "not UTF-8 JSON", { cause: err });
+  }
+  if (isExactSegment(raw)) {
+    // Records need no copy (see segment_check.ts); the few marks go through zod.
+    const seg = raw as ShardSegment;
+    const marks = ShardSegmentSchema.shape.marks.safeParse(seg.marks);
+    if (marks.success) return { ...seg, marks: marks.data };
   }
   const parsed = ShardSegmentSchema.safeParse(raw);
   if (!parsed.success) {
