@@ -100,8 +100,6 @@ export interface OpenRegularOptions {
   root: string;
   /** Open for appending (creates the file if absent). */
   append?: boolean;
-  /** Truncate an existing file. */
-  truncate?: boolean;
   /** @default 0o600 */
   mode?: number;
 }
@@ -116,7 +114,10 @@ export function openRegularFileSync(
   name: string,
   options: OpenRegularOptions,
 ): Deno.FsFile {
-  const { root, append = false, truncate = false, mode = 0o600 } = options;
+  // No truncate option, deliberately: O_TRUNC would act at open(2), before the dev+ino
+  // check below could refuse a file swapped in meanwhile. Replace files whole with
+  // writeFileAtomic instead.
+  const { root, append = false, mode = 0o600 } = options;
   try {
     return createNewFileSync(dir, name, { root, mode, append });
   } catch (err) {
@@ -127,7 +128,7 @@ export function openRegularFileSync(
   if (before.isSymlink || !before.isFile) {
     throw new ContainmentError(`Refusing "${path}": not a regular file (symlink or special)`);
   }
-  const file = Deno.openSync(path, { write: true, append, truncate: truncate && !append });
+  const file = Deno.openSync(path, { write: true, append });
   const after = file.statSync();
   if (after.dev !== before.dev || after.ino !== before.ino) {
     file.close();
