@@ -22,7 +22,7 @@
  * Errors: a non-regular or swapped path throws ContainmentError; EACCES/EPERM throw
  * Deno.errors.PermissionDenied; a cursor that no longer matches the file it is resumed on
  * throws CursorMismatchError (treat as rewritten). Malformed JSON is the consumer's business.
- * One file (≈490 lines, over the 400 soft cap) because the open check, the classifier and
+ * One file (≈600 lines, over the 400 soft cap) because the open check, the classifier and
  * the streaming reader share the span and hashing rules; splitting them would export
  * internals that no other module may use.
  */
@@ -348,6 +348,10 @@ export async function readIncrement(
     });
     const bytes = concatParts(scan.parts, scan.byteLength);
     const { lines } = splitCompleteLines(bytes, scan.baseOffset, scan.firstLineNo);
+    let nextLine = scan.firstLineNo + lines.length;
+    const oversizedLines = scan.tailOversized === null
+      ? scan.oversized
+      : [...scan.oversized, { lineNo: nextLine++, bytes: scan.tailOversized }];
     // Stopped before the end (byte budget, or an oversized line ended the increment): record
     // the consumed offset as the size, so the next classification sees unread bytes and
     // says "appended" instead of "unchanged".
@@ -358,7 +362,7 @@ export async function readIncrement(
       handle,
       cursorStat,
       scan.consumedTo,
-      scan.nextLine,
+      nextLine,
       capturedAt,
       epoch,
     );
@@ -368,7 +372,7 @@ export async function readIncrement(
       bytes,
       lines,
       cursor,
-      oversizedLines: scan.oversized,
+      oversizedLines,
       complete: !scan.early,
     };
   } finally {
@@ -435,12 +439,19 @@ interface ScanOptions {
 
 interface Scan {
   baseOffset: number;
+  /** Number of the first kept line (past any oversized lines skipped before it). */
   firstLineNo: number;
   parts: Uint8Array[];
   byteLength: number;
   consumedTo: number;
-  nextLine: number;
+  /** Oversized lines skipped before the first kept line (their numbers are known). */
   oversized: OversizedLine[];
+  /**
+   * Length of an oversized line that ended the increment right after the kept lines. Its
+   * number is firstLineNo + the kept line count, which the caller's split knows: the scan
+   * does not count lines it does not have to look at.
+   */
+  tailOversized: number | null;
   /** Returned before `end` with complete lines possibly left unread. */
   early?: boolean;
 }
@@ -450,6 +461,9 @@ interface Scan {
  * dropped once it passes the cap and then counted, not kept, up to its "\n". `parts` must
  * stay contiguous from `baseOffset`, so a skipped line either rebases an empty result or
  * ends the increment (the caller resumes after it).
+ * A chunk that can hold neither an oversized line nor the `maxBytes` boundary is taken
+ * whole up to its last "\n" (one native lastIndexOf); only the others are walked line by
+ * line. Both give the same parts: the walk only decides where to stop.
  */
 async function scanLines(handle: FileHandle, o: ScanOptions): Promise<Scan> {
   const r: Scan = {
@@ -458,8 +472,8 @@ async function scanLines(handle: FileHandle, o: ScanOptions): Promise<Scan> {
     parts: [],
     byteLength: 0,
     consumedTo: o.start,
-    nextLine: o.firstLineNo,
     oversized: [],
+    tailOversized: null,
   };
   let partial: Uint8Array[] = [];
   let partialLen = 0;
@@ -477,6 +491,31 @@ async function scanLines(handle: FileHandle, o: ScanOptions): Promise<Scan> {
       buf === scratch ? chunk.slice(a, b) : chunk.subarray(a, b);
     const chunkStart = pos;
     pos += n;
+    // Every line ending in (or running through) this chunk is at most partialLen + n long.
+    const last = skipping ? -1 : chunk.lastIndexOf(NL);
+    if (
+      !skipping && partialLen + n <= o.maxLineBytes &&
+      r.byteLength + partialLen + last + 1 < o.maxBytes
+    ) {
+      if (last >= 0) {
+        r.parts.push(...partial, keep(0, last + 1));
+        r.byteLength += partialLen + last + 1;
+        r.consumedTo = chunkStart + last + 1;
+        partial = [];
+        partialLen = 0;
+      }
+      if (last + 1 < n) partial.push(keep(last + 1, n));
+      partialLen += n - (last + 1);
+      continue;
+    }
+    // The complete lines kept from one chunk are contiguous: they become ONE part
+    // [runStart, runEnd), not one per line.
+    let runStart = -1;
+    let runEnd = 0;
+    const flushRun = () => {
+      if (runStart >= 0) r.parts.push(keep(runStart, runEnd));
+      runStart = -1;
+    };
     let p = 0;
     while (p < n) {
       const segStart = p;
@@ -487,6 +526,7 @@ async function scanLines(handle: FileHandle, o: ScanOptions): Promise<Scan> {
         skipping = true;
       }
       if (nl < 0) {
+        flushRun();
         if (!skipping) partial.push(keep(segStart, n));
         partialLen = lineLen;
         break;
@@ -496,18 +536,30 @@ async function scanLines(handle: FileHandle, o: ScanOptions): Promise<Scan> {
       partialLen = 0;
       if (skipping) {
         skipping = false;
-        r.oversized.push({ lineNo: r.nextLine++, bytes: lineLen });
-        if (r.byteLength > 0) return { ...r, early: true };
+        // Kept bytes (earlier chunks, or this chunk's run before the long line) end here.
+        if (r.byteLength > 0) {
+          flushRun();
+          r.tailOversized = lineLen;
+          return { ...r, early: true };
+        }
+        r.oversized.push({ lineNo: r.firstLineNo++, bytes: lineLen });
         r.baseOffset = r.consumedTo;
-        r.firstLineNo = r.nextLine;
         continue;
       }
-      r.parts.push(...partial, keep(segStart, p));
-      partial = [];
+      if (partial.length > 0) {
+        // Only the chunk's first line continues earlier chunks: the run is still empty.
+        r.parts.push(...partial);
+        partial = [];
+      }
+      if (runStart < 0) runStart = segStart;
+      runEnd = p;
       r.byteLength += lineLen + 1;
-      r.nextLine++;
-      if (r.byteLength >= o.maxBytes) return { ...r, early: true };
+      if (r.byteLength >= o.maxBytes) {
+        flushRun();
+        return { ...r, early: true };
+      }
     }
+    flushRun();
   }
   return r;
 }

@@ -142,7 +142,8 @@ function passRow(p: Pass, row: Row, file: PassFile, lineNo: number): void {
     countSkip(p.skipped, "bad_uuid");
     uuid = null;
   }
-  if (uuid !== null && !seenOrAdd(p, { ...row, uuid }, file, lane, lineNo)) return;
+  // uuid !== null means uuid === row.uuid: the row itself is the keyed row (no copy per line).
+  if (uuid !== null && !seenOrAdd(p, row as Row & { uuid: string }, file, lane, lineNo)) return;
   if (row.defect) countSkip(p.skipped, row.defect);
   if (row.prose === null || uuid === null || row.ts === null || row.role === null) return;
   if (lane && row.sessionId && row.sessionId !== p.sessionId && p.corpus.has(row.sessionId)) {

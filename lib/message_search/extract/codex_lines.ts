@@ -126,7 +126,8 @@ export function interpretLine(p: LinePass, text: string, lineNo: number): void {
   const ts = typeof raw.timestamp === "string" ? Date.parse(raw.timestamp) : NaN;
   if (Number.isFinite(ts)) p.state.last_ts = ts;
   const payload = raw.payload;
-  if (!["session_meta", "event_msg", "response_item"].includes(raw.type)) return;
+  const type = raw.type;
+  if (type !== "session_meta" && type !== "event_msg" && type !== "response_item") return;
   if (!isObj(payload)) {
     countSkip(p.skipped, "bad_payload");
     return;
