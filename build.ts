@@ -124,6 +124,7 @@ export async function checkDenortBin(path: string): Promise<void> {
 async function stepCompile(): Promise<void> {
   const { resolveConfig, ENV_VARS_READ } = await import("./lib/config.ts");
   const { profileFlags, serveProfile } = await import("./lib/permissions.ts");
+  const { DAEMON_V8_FLAGS } = await import("./lib/relaunch.ts");
   const denort = Deno.env.get("DENORT_BIN");
   if (denort) await checkDenortBin(denort);
   const env = Object.fromEntries(ENV_VARS_READ.map((k) => [k, Deno.env.get(k)]));
@@ -144,6 +145,7 @@ async function stepCompile(): Promise<void> {
         target,
         "--no-check",
         ...flags,
+        `--v8-flags=${DAEMON_V8_FLAGS.join(",")}`,
         "-o",
         out,
         join(ROOT, "main.ts"),

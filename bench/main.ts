@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { ensureCorpus, NEEDLES, PRESETS } from "./corpus/mod.ts";
 import { QUERIES } from "./phase_query.ts";
 import { renderTable } from "./report.ts";
+import { DAEMON_V8_FLAGS } from "../lib/relaunch.ts";
 
 function flag(name: string, dflt: string): string {
   const i = Deno.args.indexOf(`--${name}`);
@@ -34,7 +35,7 @@ async function phase(name: string): Promise<Record<string, unknown>> {
     args: [
       "run",
       "-A",
-      "--v8-flags=--expose-gc",
+      `--v8-flags=${["--expose-gc", ...DAEMON_V8_FLAGS].join(",")}`,
       new URL("./phases.ts", import.meta.url).pathname,
       name,
       dir,

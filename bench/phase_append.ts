@@ -8,7 +8,11 @@
  * truncated back to its original size afterwards (the corpus stays reusable).
  */
 import { join } from "node:path";
-import { JOURNAL_MIN_BYTES, QUERY_REFRESH_MS } from "../lib/message_search/mod.ts";
+import {
+  JOURNAL_MIN_BYTES,
+  JOURNAL_ROOM_FACTOR,
+  QUERY_REFRESH_MS,
+} from "../lib/message_search/mod.ts";
 import { appender, type Corpus } from "./corpus/mod.ts";
 import { ioWriteBytes, sleep, stats, type Wired } from "./harness.ts";
 import { Rng } from "./corpus/rng.ts";
@@ -79,7 +83,7 @@ export async function runAppends(c: Corpus, w: Wired) {
     // append) appends — every few thousand here, so a 160-append window holds one or none
     // by luck. Amortize it over its real period instead of over the window.
     const snapBytes = (await Deno.stat(join(w.store.root, "manifest.json"))).size;
-    const room = Math.max(JOURNAL_MIN_BYTES, snapBytes);
+    const room = Math.max(JOURNAL_MIN_BYTES, JOURNAL_ROOM_FACTOR * snapBytes);
     breakdown = {
       journal: Math.round(per("journal")),
       generations: Math.round(per("generation")),

@@ -1,6 +1,6 @@
 /**
  * One benchmark phase per child process (fresh heap, so peak RSS belongs to the phase):
- *   deno run -A --v8-flags=--expose-gc bench/phases.ts <phase> <corpus dir> <store root>
+ *   deno run -A --v8-flags=--expose-gc,<DAEMON_V8_FLAGS> bench/phases.ts <phase> <corpus> <store>
  * prints one JSON line with the phase's figures. Phases:
  *  - baseline: read every transcript file and JSON.parse every line; stat every file;
  *  - backfill: a fresh store and one cold sweep through the production wiring;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { resolveConfig } from "./config.ts";
 import { profileFlags, runProfile, serveProfile, STATIC_PROFILES } from "./permissions.ts";
-import { lockedCommand } from "./relaunch.ts";
+import { DAEMON_V8_FLAGS, lockedCommand } from "./relaunch.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
@@ -66,6 +66,7 @@ Deno.test("--locked relaunches with the deno.json set from a checkout and explic
   assert.ok(fromRepo.includes("-P=serve"));
   assert.ok(fromRepo.some((a) => a.startsWith("--config=")));
   assert.ok(!fromRepo.some((a) => a.startsWith("--allow-env")), "env comes from the set");
+  assert.ok(fromRepo.includes(`--v8-flags=${DAEMON_V8_FLAGS.join(",")}`), "the daemon's V8 flags");
   const single = lockedCommand({
     cfg,
     args: ["run", "x"],
@@ -75,6 +76,7 @@ Deno.test("--locked relaunches with the deno.json set from a checkout and explic
     projectRoot: "/w",
   });
   assert.ok(!single.includes("-P=run"));
+  assert.ok(!single.some((a) => a.startsWith("--v8-flags")), "the runner keeps V8 defaults");
   assert.ok(single.includes("--allow-run=sh,setsid"));
   assert.deepEqual(single.slice(-3), ["file:///nowhere/intendant.js", "run", "x"]);
 });

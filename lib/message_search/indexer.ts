@@ -6,7 +6,8 @@
  * is older than half a second, and is a no-op until the first sweep completes (a backfill never runs
  * inline with a query). A sweep publishes its updates as one batch, or in several once the
  * pending records pass PUBLISH_BATCH_UNITS of text (a cold backfill then never holds the
- * whole corpus in memory; each batch is a complete, valid revision on its own). Sources
+ * whole corpus in memory; each batch is a complete, valid revision on its own; one batch
+ * publishes while the next is extracted). Sources
  * that publish nothing (wrapper sessions, nothing said yet,
  * everything older than the window) are remembered in process, not in the store. One
  * source's failure is isolated: it is counted and every other source still publishes.
@@ -30,7 +31,7 @@ export const QUERY_REFRESH_MS = 500;
  * Pending record text (UTF-16 units) after which a sweep publishes what it has so far.
  * Bounds a backfill's memory to about this much prose (plus one unit being extracted).
  */
-export const PUBLISH_BATCH_UNITS = 16 * 1024 * 1024;
+export const PUBLISH_BATCH_UNITS = 8 * 1024 * 1024;
 
 /** Options for {@link Indexer}. */
 export interface IndexerOptions {
@@ -46,6 +47,8 @@ export interface IndexerOptions {
   intervalMs?: number;
   /** Run store GC every this many sweeps. @default 120 */
   gcEvery?: number;
+  /** Pending record text that makes a sweep publish. @default PUBLISH_BATCH_UNITS */
+  publishBatchUnits?: number;
   logger?: (line: string) => void;
   onProgress?: (p: SweepProgress) => void;
 }
@@ -107,6 +110,7 @@ export class Indexer {
       now: o.now ?? Date.now,
       intervalMs: o.intervalMs ?? 30_000,
       gcEvery: o.gcEvery ?? 120,
+      publishBatchUnits: o.publishBatchUnits ?? PUBLISH_BATCH_UNITS,
     };
   }
 
@@ -204,11 +208,34 @@ export class Indexer {
     const sources: Record<string, SourceSweep> = {};
     let revision = manifest.revision;
     const rejected: { key: string; reason: string }[] = [];
-    const flush = async () => {
+    // At most one publish runs while the next batch is extracted: a publish mostly waits
+    // on fsyncs (a fifth of a cold backfill was idle), which extraction can fill. Memory
+    // stays bounded by two batches. A failed publish fails the sweep at the next flush.
+    let inflight: Promise<void> | null = null;
+    let failure: { err: unknown } | null = null;
+    const rethrow = () => {
+      const f = failure as { err: unknown } | null;
+      if (f) throw f.err;
+    };
+    const flush = async (final: boolean) => {
+      if (inflight) await inflight;
+      inflight = null;
+      rethrow();
       if (updates.length === 0) return;
       const batch = updates;
       updates = [];
       pendingUnits = 0;
+      // The handler is attached at once: a rejection must never go unhandled while
+      // extraction runs.
+      const p = publishBatch(batch).catch((err) => void (failure = { err }));
+      if (!final) {
+        inflight = p;
+        return;
+      }
+      await p;
+      rethrow();
+    };
+    const publishBatch = async (batch: ShardUpdate[]) => {
       const r = await store.publish(batch);
       revision = r.revision;
       rejected.push(...r.rejected);
@@ -264,7 +291,7 @@ export class Indexer {
           // B14: one unreadable source never aborts the sweep.
           s.errors.push(`${unit.key}: ${err instanceof Error ? err.message : String(err)}`);
         }
-        if (pendingUnits >= PUBLISH_BATCH_UNITS) await flush();
+        if (pendingUnits >= this.#o.publishBatchUnits) await flush(false);
       }
       for (const [key, entry] of Object.entries(manifest.sessions)) {
         if (entry.source !== ex.source || seen.has(key) || entry.source_gone) continue;
@@ -278,7 +305,7 @@ export class Indexer {
         s.gone++;
       }
     }
-    await flush();
+    await flush(true);
     this.#sweeps++;
     if (this.#sweeps % this.#o.gcEvery === 0) await store.gc();
     if (this.#o.staging) await this.#drainStaging(discovered);

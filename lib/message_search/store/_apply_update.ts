@@ -17,6 +17,7 @@ import { NotFoundError } from "../../errors.ts";
 import { type MessageRecord, SOURCES } from "../record.ts";
 import { join } from "node:path";
 import { CorruptGenerationError, encodeSegment, loadSegment, writeSegment } from "./segments.ts";
+import { isExactSegment } from "./segment_check.ts";
 import {
   type Manifest,
   type ManifestEntry,
@@ -91,15 +92,23 @@ export async function applyUpdate(
   }
   let segment: ShardSegment | null = null;
   if ((u.kind === "replace" || u.kind === "append") && u.segment) {
-    const parsed = ShardSegmentSchema.safeParse({
+    const candidate = {
       schema: SEGMENT_SCHEMA,
       parser_version: ctx.pv,
       key: u.key,
       records: u.segment.records,
       marks: u.segment.marks,
-    });
-    if (!parsed.success) return "invalid";
-    segment = parsed.data;
+    };
+    // The non-copying check first: zod would copy every record of a backfill (segment_check.ts).
+    if (isExactSegment(candidate)) {
+      const marks = ShardSegmentSchema.shape.marks.safeParse(candidate.marks);
+      if (!marks.success) return "invalid";
+      segment = { ...candidate, schema: SEGMENT_SCHEMA, marks: marks.data };
+    } else {
+      const parsed = ShardSegmentSchema.safeParse(candidate);
+      if (!parsed.success) return "invalid";
+      segment = parsed.data;
+    }
   }
   // An empty append carries no data: no generation, same as a touch.
   if (u.kind === "append" && segment && isEmpty(segment)) segment = null;

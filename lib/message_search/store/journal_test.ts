@@ -20,7 +20,7 @@ import {
   replayJournal,
 } from "./journal.ts";
 import { emptyManifest, MANIFEST_FILE } from "./manifest_io.ts";
-import { JOURNAL_MIN_BYTES } from "./manifest_state.ts";
+import { JOURNAL_MIN_BYTES, JOURNAL_ROOM_FACTOR } from "./manifest_state.ts";
 import { openStore } from "./store.ts";
 import type { Manifest, ManifestEntry } from "./types.ts";
 
@@ -125,7 +125,7 @@ Deno.test("lines off the revision chain, of another parser or with prototype key
   assert.equal(headerRevision(enc.encode('{"journal":1,"snapshot":1}')), null);
 });
 
-Deno.test("publishes append to the journal; it is compacted once as large as the snapshot", () =>
+Deno.test("publishes append to the journal; it is compacted once it outgrows its room", () =>
   withTempDir(async (root) => {
     const store = await openStore({ root, parserVersion: PV, windowDays: null, cacheReads: true });
     const n = 40;
@@ -153,8 +153,8 @@ Deno.test("publishes append to the journal; it is compacted once as large as the
     const fresh = await openStore({ root, parserVersion: PV, windowDays: null });
     assert.deepEqual(await fresh.readManifest(), await store.readManifest());
     assert.equal((await fresh.readManifest()).sessions["codex:s7"]!.records, 9);
-    // Grow the journal past max(JOURNAL_MIN_BYTES, snapshot): it is compacted.
-    const room = Math.max(JOURNAL_MIN_BYTES, snap0);
+    // Grow the journal past max(JOURNAL_MIN_BYTES, factor × snapshot): it is compacted.
+    const room = Math.max(JOURNAL_MIN_BYTES, JOURNAL_ROOM_FACTOR * snap0);
     let compactions = 0;
     let last = (await Deno.stat(join(root, JOURNAL_FILE))).size;
     for (let i = 0; compactions < 1 && i < 5000; i++) {

@@ -9,7 +9,7 @@ export { COMPACT_MAX_SEGMENTS } from "./_apply_update.ts";
 export type { GcReport } from "./gc.ts";
 export { DAY_MS, GC_GRACE_MS } from "./gc.ts";
 export { JOURNAL_FILE } from "./journal.ts";
-export { JOURNAL_MIN_BYTES } from "./manifest_state.ts";
+export { JOURNAL_MIN_BYTES, JOURNAL_ROOM_FACTOR } from "./manifest_state.ts";
 export type { ManifestRead } from "./manifest_io.ts";
 export {
   emptyManifest,
