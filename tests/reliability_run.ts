@@ -46,7 +46,13 @@ for (const m of text.matchAll(/FIGURE ([A-E]\d{1,2}): (.+)/g)) {
   if (!list.includes(m[2]!.trim())) list.push(m[2]!.trim());
   figures.set(m[1]!, list);
 }
-const fuzz = [...new Set([...text.matchAll(/FUZZ ([^:\n]+): (.+)/g)].map((m) => `| ${m[1]!.trim()} | ${m[2]!.trim().replaceAll("|", "\\|")} |`))];
+const fuzz = [
+  ...new Set(
+    [...text.matchAll(/FUZZ ([^:\n]+): (.+)/g)].map((m) =>
+      `| ${m[1]!.trim()} | ${m[2]!.trim().replaceAll("|", "\\|")} |`
+    ),
+  ),
+];
 const summary = text.match(/^(ok|FAILED) \| .+$/m)?.[0] ?? "no summary line";
 const ids = [...figures.keys()].sort((a, b) => planOrder(a) - planOrder(b));
 const rows = ids.flatMap((id) =>
