@@ -21,7 +21,6 @@ import { installDaemonLogTee, setOverlayName } from "../lib/session_log/mod.ts";
 import type { RuntimeLogs } from "../lib/session_log/mod.ts";
 import { answerQuestion, requestSteer } from "../lib/runner/mod.ts";
 import { writeQuestion } from "../lib/runner/control.ts";
-import { openRegularFileSync } from "../lib/durable/mod.ts";
 import { figure } from "./helpers/figures.ts";
 import { runIntendant, spawnIntendant, waitFor } from "./helpers/cli.ts";
 import { hermeticEnv, withTempDir } from "./helpers/temp.ts";
@@ -243,12 +242,21 @@ while True:
     return n;
   };
   const real = () => void log.writeTurnFile(777, "stdout.txt", "rewritten by the session");
+  // The control: what openRegularFileSync's old truncate option did — lstat, then an
+  // O_TRUNC open, then the dev+ino check, which comes too late to save a swapped-in file.
   const naive = () => {
-    const f = openRegularFileSync(join(log.dir, "turns"), "turn_777_stdout.txt", {
-      root: log.dir,
-      truncate: true,
-    });
-    f.close();
+    const path = join(log.dir, "turns", "turn_777_stdout.txt");
+    try {
+      if (Deno.lstatSync(path).isSymlink) return;
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return;
+      throw err;
+    }
+    try {
+      Deno.openSync(path, { write: true, truncate: true }).close();
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    }
   };
   try {
     r.writes = await loop(6000, 1000, real, () => r.modified++);
