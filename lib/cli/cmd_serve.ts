@@ -21,20 +21,32 @@ export const serveCommand: Command = {
       throw new RangeError(`Invalid --port "${port}": expected 0-65535`);
     }
     const cfg = resolveConfig(io.env, { cwd: io.cwd, port });
-    const daemon = await startDaemon(cfg, {
-      logger: (l) => io.stderr(l + "\n"),
-      // The dashboard is compiled into the program (build.ts): no UI file is read at run time.
-      ui: UI_BUNDLE,
-    });
-    io.stdout(
-      `Intendant is serving ${daemon.url}\nOpen: ${daemon.url}?token=${daemon.token}\n(the token is also in ${cfg.daemonJsonPath})\n`,
-    );
-    const stop = () => void daemon.shutdown();
+    // Signals are taken before the daemon starts: daemon.json appears inside startDaemon,
+    // and a SIGTERM landing between that and a later listener killed the process outright
+    // (exit 143, daemon.json left behind for the next client to trip over).
+    let daemon: Awaited<ReturnType<typeof startDaemon>> | null = null;
+    let stopRequested = false;
+    const stop = () => {
+      stopRequested = true;
+      if (daemon) void daemon.shutdown();
+    };
     const signals: Deno.Signal[] = io.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
     for (const s of signals) Deno.addSignalListener(s, stop);
-    await daemon.finished;
-    await daemon.shutdown();
-    for (const s of signals) Deno.removeSignalListener(s, stop);
+    try {
+      daemon = await startDaemon(cfg, {
+        logger: (l) => io.stderr(l + "\n"),
+        // The dashboard is compiled into the program (build.ts): no UI file is read at run time.
+        ui: UI_BUNDLE,
+      });
+      io.stdout(
+        `Intendant is serving ${daemon.url}\nOpen: ${daemon.url}?token=${daemon.token}\n(the token is also in ${cfg.daemonJsonPath})\n`,
+      );
+      if (stopRequested) void daemon.shutdown();
+      await daemon.finished;
+      await daemon.shutdown();
+    } finally {
+      for (const s of signals) Deno.removeSignalListener(s, stop);
+    }
     return EXIT_OK;
   },
 };
