@@ -3,7 +3,7 @@
  * whole suite: figures live beside the behaviour they prove), collects the
  * `FIGURE <id>: <line>` lines, prints them as one table ordered by plan id, and writes
  * tests/RELIABILITY.md with the machine and the date. `--stress` runs the plan's full N
- * (INTENDANT_STRESS=1). Exits non-zero when any test failed.
+ * (INTENDANT_STRESS=1). Exits non-zero when any test failed or a plan id reported nothing.
  */
 import { join } from "node:path";
 
@@ -62,7 +62,15 @@ const table = ["| id | figure |", "| --- | --- |", ...rows].join("\n");
 console.log(
   ids.map((id) => figures.get(id)!.map((l) => `${id.padEnd(4)} ${l}`).join("\n")).join("\n"),
 );
-console.log(`\n${ids.length} plan items reported; tests: ${summary}`);
+// Every id the plan lists (reliability-plan.md): a missing one is a gap, said out loud.
+const PLAN: [string, number][] = [["A", 16], ["B", 15], ["C", 4], ["D", 13], ["E", 2]];
+const missing = PLAN.flatMap(([l, n]) => Array.from({ length: n }, (_, i) => `${l}${i + 1}`))
+  .filter((id) => !figures.has(id));
+console.log(
+  `\n${ids.length} plan items reported${
+    missing.length ? `, MISSING: ${missing.join(" ")}` : ", none missing"
+  }; tests: ${summary}`,
+);
 const md = `# Reliability figures
 
 Produced by \`deno task reliability${stress ? " --stress" : ""}\` on ${
@@ -74,7 +82,8 @@ Produced by \`deno task reliability${stress ? " --stress" : ""}\` on ${
     : "the moderate CI N; `deno task test:stress` runs the plan's full N"
 }.
 Each line is printed by the test that proves it (see /work/shared/reliability-plan.md for the
-technique and pass criterion of each id). Test summary: \`${summary}\`.
+technique and pass criterion of each id). Test summary: \`${summary}\`. Plan ids without a
+figure: ${missing.length ? missing.join(", ") : "none"}.
 
 ${table}
 
@@ -86,4 +95,5 @@ ${fuzz.join("\n")}
 `;
 await Deno.writeTextFile(join(ROOT, "tests", "RELIABILITY.md"), md);
 console.log(`wrote tests/RELIABILITY.md`);
-Deno.exit(status.success ? 0 : 1);
+// A gap in the plan fails the run like a failed test does.
+Deno.exit(status.success && missing.length === 0 ? 0 : 1);
