@@ -6,6 +6,8 @@
  * each session's session_meta.json; external names in one overlay file,
  * `<state-root>/session_names.json` = { source: { session_id: name } }, written atomically.
  */
+import { constants as FS, promises as fsp } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { writeFileAtomic } from "../durable/mod.ts";
 
 export const CANONICAL_SOURCES = ["intendant", "codex", "claude-code", "kimi", "pi"] as const;
@@ -48,6 +50,33 @@ export function normalizeName(raw: string | null | undefined): string | null {
     : chars.slice(0, NAME_MAX_CHARS).join("").trimEnd();
 }
 
+/** An overlay file larger than this is not ours (a real one is a few KiB). */
+export const OVERLAY_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The overlay's text, or null when the path is not a plain regular file of sane size: it
+ * is opened without following a symlink and without blocking on a FIFO, so a planted link
+ * or pipe at the name is ignored, never read through and never a hang.
+ */
+async function readOverlayText(path: string): Promise<string | null> {
+  let handle: FileHandle;
+  try {
+    handle = await fsp.open(path, FS.O_RDONLY | FS.O_NOFOLLOW | FS.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === "ENOENT") return null;
+    if (code === "ELOOP" || code === "ENXIO") return null;
+    throw err;
+  }
+  try {
+    const st = await handle.stat();
+    if (!st.isFile() || st.size > OVERLAY_MAX_BYTES) return null;
+    return new TextDecoder().decode(await handle.readFile());
+  } finally {
+    await handle.close();
+  }
+}
+
 /** The overlay file's shape: source → session id → name. */
 export type NameOverlays = Partial<Record<Source, Record<string, string>>>;
 
@@ -55,7 +84,9 @@ export type NameOverlays = Partial<Record<Source, Record<string, string>>>;
 export async function readNameOverlays(path: string): Promise<NameOverlays> {
   let raw: unknown;
   try {
-    raw = JSON.parse(await Deno.readTextFile(path));
+    const text = await readOverlayText(path);
+    if (text === null) return {};
+    raw = JSON.parse(text);
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return {};
     if (err instanceof SyntaxError) return {};

@@ -5,6 +5,7 @@ import {
   NAME_MAX_CHARS,
   normalizeName,
   normalizeSource,
+  OVERLAY_MAX_BYTES,
   readNameOverlays,
   setOverlayName,
 } from "./names.ts";
@@ -65,6 +66,26 @@ Deno.test("overlays are written atomically, normalized on read, applied by sessi
       setOverlayName(path, { source: "gemini", sessionId: "x", name: "n" }),
       /Unknown session source "gemini"/,
     );
+  }));
+
+Deno.test("a symlink, a FIFO or an oversized file at the overlay's name is ignored, never read through", () =>
+  withTempDir(async (root) => {
+    const canary = join(root, "elsewhere.json");
+    Deno.writeTextFileSync(canary, JSON.stringify({ codex: { t1: "CANARY name" } }));
+    const path = join(root, "session_names.json");
+    Deno.symlinkSync(canary, path);
+    assert.deepEqual(await readNameOverlays(path), {}, "no read through a planted symlink");
+    // Writing replaces the link itself (atomic rename), never the canary.
+    await setOverlayName(path, { source: "codex", sessionId: "t2", name: "mine" });
+    assert.equal(Deno.lstatSync(path).isSymlink, false);
+    assert.match(Deno.readTextFileSync(canary), /CANARY/);
+    Deno.removeSync(path);
+    const mkfifo = await new Deno.Command("mkfifo", { args: [path] }).output();
+    assert.ok(mkfifo.success);
+    assert.deepEqual(await readNameOverlays(path), {}, "a FIFO is neither read nor waited on");
+    Deno.removeSync(path);
+    Deno.writeTextFileSync(path, " ".repeat(OVERLAY_MAX_BYTES) + "{}");
+    assert.deepEqual(await readNameOverlays(path), {});
   }));
 
 Deno.test("a native rename by unique prefix rewrites meta and appends session_renamed", () =>
