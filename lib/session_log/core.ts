@@ -10,6 +10,7 @@
  * path first checks it is still that real directory, because a session dir swapped for a
  * symlink moves the containment root with it (realPath checks alone then pass).
  */
+import nodeFs, { constants as FS } from "node:fs";
 import { join } from "node:path";
 import { assertRealDirInside, openRegularFileSync, writeAllSync } from "../durable/mod.ts";
 import { ContainmentError } from "../errors.ts";
@@ -287,10 +288,21 @@ export function readSessionSpan(
   const path = join(dir, ...parts);
   const before = Deno.lstatSync(path);
   if (!before.isFile) throw new ContainmentError(`Refusing "${rel}": not a regular file`);
-  const f = Deno.openSync(path, { read: true });
+  // O_NOFOLLOW|O_NONBLOCK: a symlink or FIFO swapped in after the lstat is refused, never
+  // followed and never waited on (a blocking open would freeze the daemon's event loop).
+  let fd: number;
   try {
-    const st = f.statSync();
-    if (st.dev !== before.dev || st.ino !== before.ino) {
+    fd = nodeFs.openSync(path, FS.O_RDONLY | FS.O_NOFOLLOW | FS.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === "ELOOP" || code === "ENXIO") {
+      throw new ContainmentError(`Refusing "${rel}": swapped while opening`);
+    }
+    throw err;
+  }
+  try {
+    const st = nodeFs.fstatSync(fd);
+    if (!st.isFile() || st.dev !== before.dev || st.ino !== before.ino) {
       throw new ContainmentError(`Refusing "${rel}": swapped while opening`);
     }
     if (offset + length > st.size) {
@@ -298,17 +310,16 @@ export function readSessionSpan(
         `Span ${offset}+${length} is past the end of "${rel}" (${st.size} bytes)`,
       );
     }
-    f.seekSync(offset, Deno.SeekMode.Start);
     const buf = new Uint8Array(length);
     let got = 0;
     while (got < length) {
-      const n = f.readSync(buf.subarray(got));
-      if (n === null || n === 0) break;
+      const n = nodeFs.readSync(fd, buf, got, length - got, offset + got);
+      if (n === 0) break;
       got += n;
     }
     return got === length ? buf : buf.subarray(0, got);
   } finally {
-    f.close();
+    nodeFs.closeSync(fd);
   }
 }
 
