@@ -54,6 +54,14 @@ const fuzz = [
   ),
 ];
 const summary = text.match(/^(ok|FAILED) \| .+$/m)?.[0] ?? "no summary line";
+// A failure must be diagnosable from this run alone: name the failed tests and keep the
+// test runner's error section.
+const failedTests = [...new Set([...text.matchAll(/^(.+?) \.\.\. FAILED/gm)].map((m) => m[1]!))];
+if (failedTests.length > 0) {
+  console.error(`FAILED tests:\n  ${failedTests.join("\n  ")}`);
+  const errors = text.indexOf(" ERRORS ");
+  if (errors >= 0) console.error(text.slice(errors, errors + 20_000));
+}
 const ids = [...figures.keys()].sort((a, b) => planOrder(a) - planOrder(b));
 const rows = ids.flatMap((id) =>
   figures.get(id)!.map((line) => `| ${id} | ${line.replaceAll("|", "\\|")} |`)
