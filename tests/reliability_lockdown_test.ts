@@ -161,6 +161,10 @@ Deno.test("E1/E2 the daemon under its exact serve profile: no capability escapes
     );
     const symlinkInside = join(cfg.stateRoot, "link-to-canary");
     Deno.symlinkSync(join(outside, "canary.txt"), symlinkInside);
+    // A name overlay outside that would show the canary if the link were followed.
+    Deno.writeTextFileSync(join(outside, "names.json"), JSON.stringify({ codex: { t: CANARY } }));
+    const namesLink = join(cfg.stateRoot, "names-link.json");
+    Deno.symlinkSync(join(outside, "names.json"), namesLink);
     const other = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     const childEnv = {
       ...env,
@@ -279,6 +283,7 @@ Deno.test("E1/E2 the daemon under its exact serve profile: no capability escapes
         outsideDir: outside,
         stateRoot: cfg.stateRoot,
         symlinkInside,
+        namesLink,
         otherPort: (other.addr as Deno.NetAddr).port,
         allowedPort: port,
         nativeDir,

@@ -7,13 +7,67 @@
  * [verified here]. So the lstat comes first and the handle's fstat must match its dev+ino;
  * O_NOFOLLOW stays as a second line. O_NONBLOCK keeps a FIFO from blocking the reader.
  * Errors: a symlink, FIFO, socket, device or directory is a ContainmentError; a missing
- * file is Deno.errors.NotFound; other I/O errors propagate.
+ * file is Deno.errors.NotFound; a span past the end is a RangeError; other I/O errors
+ * propagate.
  */
-import { constants as FS, promises as fsp } from "node:fs";
+import nodeFs, { constants as FS, promises as fsp } from "node:fs";
 import { ContainmentError } from "../errors.ts";
 
 function codeOf(err: unknown): unknown {
   return err instanceof Error && "code" in err ? err.code : undefined;
+}
+
+const OPEN_FLAGS = FS.O_RDONLY | FS.O_NOFOLLOW | FS.O_NONBLOCK;
+
+/** The open's errno as the module's errors (see the header). */
+function openError(path: string, err: unknown): Error {
+  const code = codeOf(err);
+  if (code === "ENOENT" || code === "ENOTDIR") {
+    return new Deno.errors.NotFound(`"${path}" does not exist`, { cause: err });
+  }
+  if (code === "ELOOP" || code === "ENXIO") {
+    return new ContainmentError(`Refusing "${path}": not a regular file`, { cause: err });
+  }
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/**
+ * Reads bytes [offset, offset + length) of a regular file, synchronously (the sweep's
+ * per-record sidecar reads; a blocking open would freeze the event loop, hence O_NONBLOCK).
+ * Fewer bytes come back only if the file shrank after its fstat.
+ */
+export function readRegularSpanSync(path: string, offset: number, length: number): Uint8Array {
+  let before: nodeFs.Stats;
+  let fd: number;
+  try {
+    before = nodeFs.lstatSync(path);
+    if (!before.isFile()) throw new ContainmentError(`Refusing "${path}": not a regular file`);
+    fd = nodeFs.openSync(path, OPEN_FLAGS);
+  } catch (err) {
+    if (err instanceof ContainmentError) throw err;
+    throw openError(path, err);
+  }
+  try {
+    const st = nodeFs.fstatSync(fd);
+    if (!st.isFile() || st.dev !== before.dev || st.ino !== before.ino) {
+      throw new ContainmentError(`Refusing "${path}": not the regular file it was`);
+    }
+    if (offset + length > st.size) {
+      throw new RangeError(
+        `Span ${offset}+${length} is past the end of "${path}" (${st.size} bytes)`,
+      );
+    }
+    const buf = new Uint8Array(length);
+    let got = 0;
+    while (got < length) {
+      const n = nodeFs.readSync(fd, buf, got, length - got, offset + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  } finally {
+    nodeFs.closeSync(fd);
+  }
 }
 
 /** Reads a regular file whole; `maxBytes` bounds what is read (the rest is ignored). */
@@ -26,17 +80,10 @@ export async function readRegularFile(
   try {
     before = await fsp.lstat(path);
     if (!before.isFile()) throw new ContainmentError(`Refusing "${path}": not a regular file`);
-    handle = await fsp.open(path, FS.O_RDONLY | FS.O_NOFOLLOW | FS.O_NONBLOCK);
+    handle = await fsp.open(path, OPEN_FLAGS);
   } catch (err) {
     if (err instanceof ContainmentError) throw err;
-    const code = codeOf(err);
-    if (code === "ENOENT" || code === "ENOTDIR") {
-      throw new Deno.errors.NotFound(`"${path}" does not exist`, { cause: err });
-    }
-    if (code === "ELOOP" || code === "ENXIO") {
-      throw new ContainmentError(`Refusing "${path}": not a regular file`, { cause: err });
-    }
-    throw err;
+    throw openError(path, err);
   }
   try {
     const st = await handle.stat();

@@ -10,7 +10,6 @@
  * path first checks it is still that real directory, because a session dir swapped for a
  * symlink moves the containment root with it (realPath checks alone then pass).
  */
-import nodeFs, { constants as FS } from "node:fs";
 import { join } from "node:path";
 import { assertRealDirInside, openRegularFileSync, writeAllSync } from "../durable/mod.ts";
 import { ContainmentError } from "../errors.ts";
@@ -24,6 +23,7 @@ import {
 } from "./events.ts";
 import { type SessionMeta, writeMeta } from "./meta.ts";
 import { openSessionDir } from "./open_dir.ts";
+import { readRegularSpanSync } from "./_contained_read.ts";
 import { formatTimeOfDay } from "./time.ts";
 import {
   DAEMON_LOG,
@@ -286,41 +286,9 @@ export function readSessionSpan(
   const parent = parts.length === 2 ? join(dir, TURNS_DIR) : dir;
   assertRealDirInside(parent, dir);
   const path = join(dir, ...parts);
-  const before = Deno.lstatSync(path);
-  if (!before.isFile) throw new ContainmentError(`Refusing "${rel}": not a regular file`);
-  // O_NOFOLLOW|O_NONBLOCK: a symlink or FIFO swapped in after the lstat is refused, never
-  // followed and never waited on (a blocking open would freeze the daemon's event loop).
-  let fd: number;
-  try {
-    fd = nodeFs.openSync(path, FS.O_RDONLY | FS.O_NOFOLLOW | FS.O_NONBLOCK);
-  } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === "ELOOP" || code === "ENXIO") {
-      throw new ContainmentError(`Refusing "${rel}": swapped while opening`);
-    }
-    throw err;
-  }
-  try {
-    const st = nodeFs.fstatSync(fd);
-    if (!st.isFile() || st.dev !== before.dev || st.ino !== before.ino) {
-      throw new ContainmentError(`Refusing "${rel}": swapped while opening`);
-    }
-    if (offset + length > st.size) {
-      throw new RangeError(
-        `Span ${offset}+${length} is past the end of "${rel}" (${st.size} bytes)`,
-      );
-    }
-    const buf = new Uint8Array(length);
-    let got = 0;
-    while (got < length) {
-      const n = nodeFs.readSync(fd, buf, got, length - got, offset + got);
-      if (n === 0) break;
-      got += n;
-    }
-    return got === length ? buf : buf.subarray(0, got);
-  } finally {
-    nodeFs.closeSync(fd);
-  }
+  // lstat, O_NOFOLLOW|O_NONBLOCK open, dev+ino match: a symlink or FIFO swapped in is
+  // refused, never followed (not even under a scoped --allow-read) and never waited on.
+  return readRegularSpanSync(path, offset, length);
 }
 
 /** Validates `data` and builds a LogEvent whose key order is the spec's. */

@@ -6,9 +6,9 @@
  * each session's session_meta.json; external names in one overlay file,
  * `<state-root>/session_names.json` = { source: { session_id: name } }, written atomically.
  */
-import { constants as FS, promises as fsp } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
 import { writeFileAtomic } from "../durable/mod.ts";
+import { ContainmentError } from "../errors.ts";
+import { readRegularFile } from "./_contained_read.ts";
 
 export const CANONICAL_SOURCES = ["intendant", "codex", "claude-code", "kimi", "pi"] as const;
 export type Source = (typeof CANONICAL_SOURCES)[number];
@@ -54,27 +54,19 @@ export function normalizeName(raw: string | null | undefined): string | null {
 export const OVERLAY_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
- * The overlay's text, or null when the path is not a plain regular file of sane size: it
- * is opened without following a symlink and without blocking on a FIFO, so a planted link
- * or pipe at the name is ignored, never read through and never a hang.
+ * The overlay's text, or null when the name does not hold a plain regular file of sane
+ * size: a planted symlink or FIFO is ignored (never read through, even under the locked
+ * profile's scoped --allow-read, and never waited on), an oversized file too.
  */
 async function readOverlayText(path: string): Promise<string | null> {
-  let handle: FileHandle;
+  let bytes: Uint8Array;
   try {
-    handle = await fsp.open(path, FS.O_RDONLY | FS.O_NOFOLLOW | FS.O_NONBLOCK);
+    bytes = await readRegularFile(path, OVERLAY_MAX_BYTES + 1);
   } catch (err) {
-    const code = (err as { code?: string }).code;
-    if (code === "ENOENT") return null;
-    if (code === "ELOOP" || code === "ENXIO") return null;
+    if (err instanceof Deno.errors.NotFound || err instanceof ContainmentError) return null;
     throw err;
   }
-  try {
-    const st = await handle.stat();
-    if (!st.isFile() || st.size > OVERLAY_MAX_BYTES) return null;
-    return new TextDecoder().decode(await handle.readFile());
-  } finally {
-    await handle.close();
-  }
+  return bytes.length > OVERLAY_MAX_BYTES ? null : new TextDecoder().decode(bytes);
 }
 
 /** The overlay file's shape: source → session id → name. */

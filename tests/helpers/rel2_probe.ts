@@ -13,7 +13,12 @@
  * Usage: rel2_probe.ts <json plan>; prints one JSON line.
  */
 import { join } from "node:path";
-import { readMeta, readSessionEvents, readSessionSpan } from "../../lib/session_log/mod.ts";
+import {
+  readMeta,
+  readNameOverlays,
+  readSessionEvents,
+  readSessionSpan,
+} from "../../lib/session_log/mod.ts";
 import { openInside } from "../../lib/catalog/mod.ts";
 import {
   createClaudeExtractor,
@@ -32,6 +37,8 @@ export interface ProbePlan {
   stateRoot: string;
   /** A symlink inside the state root pointing at canaryPath. */
   symlinkInside: string;
+  /** A symlink inside the state root pointing at an outside name overlay that says the canary. */
+  namesLink: string;
   /** A loopback port the profile does not grant (a listener the parent holds open). */
   otherPort: number;
   /** The port the profile grants. */
@@ -255,6 +262,7 @@ async function appLayer(p: ProbePlan): Promise<Record<string, string>> {
     ),
     "readSessionEvents (spine symlink)": await leaks(c, () => readSessionEvents(dir)),
     "readMeta (meta symlink)": await leaks(c, () => readMeta(dir)),
+    "readNameOverlays (overlay symlink)": await leaks(c, () => readNameOverlays(p.namesLink)),
     "catalog openInside (sidecar symlink)": await leaks(c, async () => {
       const r = await openInside(dir, "turns/turn_001_model.txt");
       if (!r.ok) return r;
