@@ -9,98 +9,104 @@
  * Invariant: isExactSegment(v) implies ShardSegmentSchema.parse(v) deep-equals v (the
  * segment_check test pins it on generated records and on every way to break one).
  */
-import { SOURCES } from "../record.ts";
+import type { Locator } from "../locator.ts";
+import { type MessageRecord, SOURCES } from "../record.ts";
 import { SEGMENT_SCHEMA } from "./types.ts";
 
 type Obj = Record<string, unknown>;
+type Check = (x: unknown) => boolean;
 
 const SOURCE_SET: ReadonlySet<unknown> = new Set(SOURCES);
 const HASH16 = /^[0-9a-f]{16}$/;
 
 const int = (x: unknown): x is number => Number.isSafeInteger(x);
-const nat = (x: unknown): boolean => int(x) && x >= 0;
-const pos = (x: unknown): boolean => int(x) && x > 0;
+const nat: Check = (x) => int(x) && x >= 0;
+const pos: Check = (x) => int(x) && x > 0;
 const str = (x: unknown): x is string => typeof x === "string";
-const nonEmpty = (x: unknown): boolean => str(x) && x.length > 0;
-const relFile = (x: unknown): boolean => str(x) && x.length > 0 && x.length <= 512;
-const hash16 = (x: unknown): boolean => str(x) && HASH16.test(x);
+const bool: Check = (x) => typeof x === "boolean";
+const nonEmpty: Check = (x) => str(x) && x.length > 0;
+const relFile: Check = (x) => str(x) && x.length > 0 && x.length <= 512;
+const hash16: Check = (x) => str(x) && HASH16.test(x);
+const optional = (c: Check): Check => (x) => x === undefined || c(x);
 
 function isObj(x: unknown): x is Obj {
   return x !== null && typeof x === "object" && !Array.isArray(x);
 }
 
-/** Every own key of `o` is one of `allowed`. */
-function onlyKeys(o: Obj, allowed: ReadonlySet<string>): boolean {
-  for (const k in o) if (!allowed.has(k)) return false;
+/**
+ * One check per MessageRecord field. Typed against the schema's inferred type, so a field
+ * added to or removed from MessageRecordSchema fails to compile here until its check is
+ * written: the fast path can never accept a record zod would refuse for a field it forgot.
+ */
+const RECORD_FIELDS: { [K in keyof Required<MessageRecord>]: Check } = {
+  id: nonEmpty,
+  source: (x) => SOURCE_SET.has(x),
+  session_id: nonEmpty,
+  role: (x) => x === "user" || x === "assistant",
+  ts_ms: int,
+  text: str,
+  truncated: bool,
+  locator: isLocator,
+  order: nat,
+  seq: optional(nat),
+  user_turn: optional(nat),
+  item_id: optional(str),
+  generation: nat,
+  subagent: bool,
+};
+
+type LocatorFields<K extends Locator["kind"]> = {
+  [F in Exclude<keyof Extract<Locator, { kind: K }>, "v" | "kind">]-?: Check;
+};
+
+/** Locator kind → one check per field besides v and kind (LocatorSchema's strict objects). */
+const LOCATOR_FIELDS: { [K in Locator["kind"]]: LocatorFields<K> } = {
+  native_message_id: { message_seq: nat, line: pos, hash: hash16 },
+  native_event: { line: pos, hash: hash16 },
+  native_sidecar_span: { file: relFile, offset: nat, len: nat, line: pos, hash: hash16 },
+  external_record_id: { record_id: relFile, file: relFile, hash: hash16 },
+  external_line: { file: relFile, generation: nat, line: pos, hash: hash16 },
+};
+
+/** A field table flattened for the hot loop: the key set and the [key, check] pairs. */
+interface Table {
+  keys: ReadonlySet<string>;
+  checks: readonly (readonly [string, Check])[];
+}
+
+function table(fields: Record<string, Check>, extra: readonly string[] = []): Table {
+  return { keys: new Set([...Object.keys(fields), ...extra]), checks: Object.entries(fields) };
+}
+
+/** Every own key of `o` is in the table, and every check holds (a missing field too). */
+function fieldsHold(o: Obj, t: Table): boolean {
+  for (const k in o) if (!t.keys.has(k)) return false;
+  for (const [k, check] of t.checks) if (!check(o[k])) return false;
   return true;
 }
 
-const SEGMENT_KEYS = new Set(["schema", "parser_version", "key", "records", "marks"]);
-const RECORD_KEYS = new Set([
-  "id",
-  "source",
-  "session_id",
-  "role",
-  "ts_ms",
-  "text",
-  "truncated",
-  "locator",
-  "order",
-  "seq",
-  "user_turn",
-  "item_id",
-  "generation",
-  "subagent",
-]);
-
-/** Locator kind → its exact key set and field checks (LocatorSchema's strict objects). */
-const LOCATORS: Record<string, { keys: ReadonlySet<string>; ok: (l: Obj) => boolean }> = {
-  native_message_id: {
-    keys: new Set(["v", "kind", "message_seq", "line", "hash"]),
-    ok: (l) => nat(l.message_seq) && pos(l.line) && hash16(l.hash),
-  },
-  native_event: {
-    keys: new Set(["v", "kind", "line", "hash"]),
-    ok: (l) => pos(l.line) && hash16(l.hash),
-  },
-  native_sidecar_span: {
-    keys: new Set(["v", "kind", "file", "offset", "len", "line", "hash"]),
-    ok: (l) => relFile(l.file) && nat(l.offset) && nat(l.len) && pos(l.line) && hash16(l.hash),
-  },
-  external_record_id: {
-    keys: new Set(["v", "kind", "record_id", "file", "hash"]),
-    ok: (l) => relFile(l.record_id) && relFile(l.file) && hash16(l.hash),
-  },
-  external_line: {
-    keys: new Set(["v", "kind", "file", "generation", "line", "hash"]),
-    ok: (l) => relFile(l.file) && nat(l.generation) && pos(l.line) && hash16(l.hash),
-  },
-};
+const RECORD_TABLE = table(RECORD_FIELDS);
+const LOCATOR_TABLES = new Map<unknown, Table>(
+  Object.entries(LOCATOR_FIELDS).map(([kind, f]) => [kind, table(f, ["v", "kind"])]),
+);
 
 function isLocator(l: unknown): boolean {
-  if (!isObj(l) || l.v !== 1 || !str(l.kind) || !Object.hasOwn(LOCATORS, l.kind)) return false;
-  const spec = LOCATORS[l.kind]!;
-  return onlyKeys(l, spec.keys) && spec.ok(l);
+  if (!isObj(l) || l.v !== 1) return false;
+  const t = LOCATOR_TABLES.get(l.kind);
+  return t !== undefined && fieldsHold(l, t);
 }
 
-function isRecord(r: unknown): boolean {
-  if (!isObj(r) || !onlyKeys(r, RECORD_KEYS)) return false;
-  return nonEmpty(r.id) && SOURCE_SET.has(r.source) && nonEmpty(r.session_id) &&
-    (r.role === "user" || r.role === "assistant") && int(r.ts_ms) && str(r.text) &&
-    typeof r.truncated === "boolean" && isLocator(r.locator) && nat(r.order) &&
-    (r.seq === undefined || nat(r.seq)) && (r.user_turn === undefined || nat(r.user_turn)) &&
-    (r.item_id === undefined || str(r.item_id)) && nat(r.generation) &&
-    typeof r.subagent === "boolean";
-}
+const SEGMENT_KEYS = new Set(["schema", "parser_version", "key", "records", "marks"]);
 
 /**
  * True when `v` is exactly a ShardSegment apart from its marks, which the caller still
  * validates with zod (a handful per segment).
  */
 export function isExactSegment(v: unknown): boolean {
-  if (!isObj(v) || !onlyKeys(v, SEGMENT_KEYS)) return false;
+  if (!isObj(v)) return false;
+  for (const k in v) if (!SEGMENT_KEYS.has(k)) return false;
   if (v.schema !== SEGMENT_SCHEMA || !nat(v.parser_version) || !str(v.key)) return false;
   if (!Array.isArray(v.records) || !Array.isArray(v.marks)) return false;
-  for (const r of v.records) if (!isRecord(r)) return false;
+  for (const r of v.records) if (!isObj(r) || !fieldsHold(r, RECORD_TABLE)) return false;
   return true;
 }
