@@ -52,6 +52,26 @@ export interface Fs {
   syncDir(path: string): Promise<void>;
 }
 
+/** `fs.stat(path)`, or null when nothing is there. */
+export async function statOrNull(fs: Fs, path: string): Promise<FsStat | null> {
+  try {
+    return await fs.stat(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return null;
+    throw err;
+  }
+}
+
+/** `fs.readFile(path)`, or null when nothing is there. */
+export async function readFileOrNull(fs: Fs, path: string): Promise<Uint8Array | null> {
+  try {
+    return await fs.readFile(path);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return null;
+    throw err;
+  }
+}
+
 /** Converts a Deno.FileInfo into the interface's stat shape. */
 export function toFsStat(info: Deno.FileInfo): FsStat {
   return {

@@ -3,7 +3,7 @@
  * the one atomic replace helper, the shared JSONL line splitter and creation hygiene.
  */
 export type { Fs, FsDirEntry, FsStat, FsWriteHandle } from "./fs.ts";
-export { realFs, toFsStat } from "./fs.ts";
+export { readFileOrNull, realFs, statOrNull, toFsStat } from "./fs.ts";
 export type { AppendDurableOptions } from "./append_durable.ts";
 export { appendDurable } from "./append_durable.ts";
 export type { AtomicWriteOptions, OrphanCleanupOptions } from "./atomic_write.ts";

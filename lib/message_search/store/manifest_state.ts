@@ -16,7 +16,13 @@
  * Cached states are shared between callers and must not be mutated.
  */
 import { join } from "node:path";
-import { appendDurable, type Fs, type FsStat, writeFileAtomic } from "../../durable/mod.ts";
+import {
+  appendDurable,
+  type Fs,
+  readFileOrNull,
+  statOrNull,
+  writeFileAtomic,
+} from "../../durable/mod.ts";
 import type { ManifestCorruptError } from "../../errors.ts";
 import {
   encodeDelta,
@@ -78,7 +84,9 @@ export async function readState(fs: Fs, root: string, prev: StoreState | null): 
     if (fast !== null) return { kind: "ok", state: fast };
   }
   const jst = await statOrNull(fs, jPath);
-  const jBytes = jst?.isFile && jst.size <= MANIFEST_MAX_BYTES ? await readOrNull(fs, jPath) : null;
+  const jBytes = jst?.isFile && jst.size <= MANIFEST_MAX_BYTES
+    ? await readFileOrNull(fs, jPath)
+    : null;
   const snap = await readManifestFile(fs, root);
   if (snap.kind !== "ok") return snap;
   const base: StoreState = {
@@ -124,7 +132,7 @@ async function incremental(
   if (!sst || fileIdentity(sst) !== prev.snapId) return null;
   if (jst.size === prev.journalSize) return prev;
   if (jst.size > MANIFEST_MAX_BYTES) return null;
-  const bytes = await readOrNull(fs, jPath);
+  const bytes = await readFileOrNull(fs, jPath);
   // Replaced between the stat and the read (a compaction): the header tells.
   const header = bytes ? headerRevision(bytes) : null;
   if (
@@ -218,22 +226,4 @@ async function identify(
     consumed: size,
     journalSize: size,
   };
-}
-
-async function statOrNull(fs: Fs, path: string): Promise<FsStat | null> {
-  try {
-    return await fs.stat(path);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return null;
-    throw err;
-  }
-}
-
-async function readOrNull(fs: Fs, path: string): Promise<Uint8Array | null> {
-  try {
-    return await fs.readFile(path);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return null;
-    throw err;
-  }
 }

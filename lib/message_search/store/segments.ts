@@ -12,7 +12,7 @@
  * next sweep re-derives it from source); I/O errors propagate unchanged.
  */
 import { join } from "node:path";
-import { type Fs, type FsStat, writeFileAtomic } from "../../durable/mod.ts";
+import { type Fs, statOrNull, writeFileAtomic } from "../../durable/mod.ts";
 import { NotFoundError } from "../../errors.ts";
 import { hash16Of } from "../locator.ts";
 import { isExactSegment } from "./segment_check.ts";
@@ -130,15 +130,6 @@ async function readVerified(fs: Fs, genDir: string, name: string): Promise<Uint8
     throw new CorruptGenerationError(name, `content hashes to "${actual}"`);
   }
   return bytes;
-}
-
-async function statOrNull(fs: Fs, path: string): Promise<FsStat | null> {
-  try {
-    return await fs.stat(path);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return null;
-    throw err;
-  }
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
