@@ -6,32 +6,21 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { FIXTURES } from "./fixtures/all.ts";
+import { buildAllFixtures } from "./fixtures/all.ts";
 import { runIntendant } from "./helpers/cli.ts";
 import { withTempDir } from "./helpers/temp.ts";
 
 Deno.test("`intendant index` publishes the right records for every source", () =>
   withTempDir(async (root) => {
+    const { homes, env } = await buildAllFixtures(root);
     const want: Record<string, { sessions: number; records: number }> = {};
-    const dirs: Record<string, string> = {};
-    for (const fx of FIXTURES) {
-      const dir = join(root, "fx", fx.source);
-      const home = await fx.build(dir);
-      dirs[fx.source] = dir;
+    for (const home of Object.values(homes)) {
       const sessions = Object.values(home.expected).filter((r) => r.length > 0);
-      want[fx.source] = {
+      want[home.source] = {
         sessions: sessions.length,
         records: sessions.reduce((n, r) => n + r.length, 0),
       };
     }
-    const env = {
-      INTENDANT_HOME: dirs.intendant!,
-      CODEX_HOME: dirs.codex!,
-      CLAUDE_CONFIG_DIR: join(dirs["claude-code"]!, ".claude"),
-      KIMI_CODE_HOME: join(dirs.kimi!, ".kimi-code"),
-      PI_CODING_AGENT_DIR: dirs.pi!,
-      INTENDANT_MESSAGE_SEARCH_DAEMON_HOME_ONLY: "no",
-    };
     const r = await runIntendant(root, ["index", "--json"], { env });
     assert.equal(r.code, 0, r.stderr);
     const { coverage } = JSON.parse(r.stdout);

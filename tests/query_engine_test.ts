@@ -35,7 +35,8 @@ import {
   type SearchRequest,
   type SearchResponse,
 } from "../lib/message_search/query/mod.ts";
-import { FIXTURES } from "./fixtures/all.ts";
+import { buildAllFixtures } from "./fixtures/all.ts";
+import { prng } from "./helpers/store_fixtures.ts";
 import { writeNativeSession } from "./helpers/native_corpus.ts";
 import { hermeticEnv, withTempDir } from "./helpers/temp.ts";
 
@@ -148,33 +149,10 @@ function key32(): Uint8Array {
 // ---------------------------------------------------------------- corpora
 
 async function indexFixtures(root: string): Promise<Store> {
-  const dirs: Record<string, string> = {};
-  for (const fx of FIXTURES) {
-    dirs[fx.source] = join(root, "fx", fx.source);
-    await fx.build(dirs[fx.source]!);
-  }
-  const env = hermeticEnv(root, {
-    INTENDANT_HOME: dirs.intendant!,
-    CODEX_HOME: dirs.codex!,
-    CLAUDE_CONFIG_DIR: join(dirs["claude-code"]!, ".claude"),
-    KIMI_CODE_HOME: join(dirs.kimi!, ".kimi-code"),
-    PI_CODING_AGENT_DIR: dirs.pi!,
-    INTENDANT_MESSAGE_SEARCH_DAEMON_HOME_ONLY: "no",
-  });
+  const env = hermeticEnv(root, (await buildAllFixtures(root)).env);
   const { store, indexer } = await createMessageIndex(resolveConfig(env, { cwd: root }));
   await indexer.sweep();
   return store;
-}
-
-/** mulberry32. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const COMMON =

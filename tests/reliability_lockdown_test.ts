@@ -20,7 +20,7 @@ import assert from "node:assert/strict";
 import { basename, dirname, join } from "node:path";
 import { resolveConfig } from "../lib/config.ts";
 import { profileFlags, serveProfile } from "../lib/permissions.ts";
-import { FIXTURES } from "./fixtures/all.ts";
+import { buildAllFixtures } from "./fixtures/all.ts";
 import type { FixtureHome } from "./fixtures/types.ts";
 import type { ProbePlan, ProbeReport } from "./helpers/rel2_probe.ts";
 import { figure } from "./helpers/figures.ts";
@@ -131,22 +131,11 @@ Deno.test("E1/E2 the daemon under its exact serve profile: no capability escapes
     Deno.writeTextFileSync(join(outside, "canary.txt"), `${CANARY}\n`.repeat(200));
     Deno.writeTextFileSync(join(outside, "gap.json"), JSON.stringify({ secret: CANARY }));
     Deno.writeTextFileSync(join(outside, "worker.js"), "postMessage(1);");
-    const homes: Record<string, FixtureHome> = {};
-    const dirs: Record<string, string> = {};
-    for (const fx of FIXTURES) {
-      dirs[fx.source] = join(root, "fx", fx.source);
-      homes[fx.source] = await fx.build(dirs[fx.source]!);
-    }
+    const fixtures = await buildAllFixtures(root);
+    const { homes, dirs } = fixtures;
     const port = freePort();
     const env: Record<string, string> = {
-      ...hermeticEnv(root, {
-        INTENDANT_HOME: dirs.intendant!,
-        CODEX_HOME: dirs.codex!,
-        CLAUDE_CONFIG_DIR: join(dirs["claude-code"]!, ".claude"),
-        KIMI_CODE_HOME: join(dirs.kimi!, ".kimi-code"),
-        PI_CODING_AGENT_DIR: dirs.pi!,
-        INTENDANT_MESSAGE_SEARCH_DAEMON_HOME_ONLY: "no",
-      }),
+      ...hermeticEnv(root, fixtures.env),
       INTENDANT_PORT: String(port),
     };
     Deno.mkdirSync(env.TMPDIR!, { recursive: true });

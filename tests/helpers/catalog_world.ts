@@ -16,7 +16,7 @@ import {
   type Store,
 } from "../../lib/message_search/mod.ts";
 import type { CatalogDeps } from "../../lib/catalog/mod.ts";
-import { FIXTURES } from "../fixtures/all.ts";
+import { buildAllFixtures } from "../fixtures/all.ts";
 import type { FixtureHome } from "../fixtures/types.ts";
 import { runIntendant, sessionOf } from "./cli.ts";
 import { writeNativeSession } from "./native_corpus.ts";
@@ -44,20 +44,9 @@ export async function buildCatalogWorld(
   root: string,
   o: { runner?: boolean; natives?: number } = {},
 ): Promise<CatalogWorld> {
-  const homes: Record<string, FixtureHome> = {};
-  const dirs: Record<string, string> = {};
-  for (const fx of FIXTURES) {
-    dirs[fx.source] = join(root, "fx", fx.source);
-    homes[fx.source] = await fx.build(dirs[fx.source]!);
-  }
-  const env = hermeticEnv(root, {
-    INTENDANT_HOME: dirs.intendant!,
-    CODEX_HOME: dirs.codex!,
-    CLAUDE_CONFIG_DIR: join(dirs["claude-code"]!, ".claude"),
-    KIMI_CODE_HOME: join(dirs.kimi!, ".kimi-code"),
-    PI_CODING_AGENT_DIR: dirs.pi!,
-    INTENDANT_MESSAGE_SEARCH_DAEMON_HOME_ONLY: "no",
-  });
+  const fixtures = await buildAllFixtures(root);
+  const { homes } = fixtures;
+  const env = hermeticEnv(root, fixtures.env);
   const cfg = resolveConfig(env, { cwd: root });
   const natives = [];
   let t = Date.now() - 2 * 3_600_000;

@@ -3,7 +3,6 @@
  * plus native sessions (fixture and runner-made), indexed by the real indexer into a real
  * store, with the real search engine, catalog and Hono app on top. Nothing is mocked.
  */
-import { join } from "node:path";
 import { resolveConfig, type ResolvedConfig } from "../../lib/config.ts";
 import {
   createMessageIndex,
@@ -13,7 +12,7 @@ import {
 } from "../../lib/message_search/mod.ts";
 import { deleteNativeSession } from "../../lib/catalog/mod.ts";
 import { createApp, loadCursorKey, SearchGate } from "../../lib/server/mod.ts";
-import { FIXTURES } from "../fixtures/all.ts";
+import { buildAllFixtures } from "../fixtures/all.ts";
 import type { FixtureHome } from "../fixtures/types.ts";
 import { hermeticEnv } from "./temp.ts";
 
@@ -37,21 +36,9 @@ export interface World {
 
 /** Builds a world under `root`. */
 export async function buildWorld(root: string, o: { token?: string } = {}): Promise<World> {
-  const homes: Record<string, FixtureHome> = {};
-  const dirs: Record<string, string> = {};
-  for (const fx of FIXTURES) {
-    const dir = join(root, "fx", fx.source);
-    homes[fx.source] = await fx.build(dir);
-    dirs[fx.source] = dir;
-  }
-  const env = hermeticEnv(root, {
-    INTENDANT_HOME: dirs.intendant!,
-    CODEX_HOME: dirs.codex!,
-    CLAUDE_CONFIG_DIR: join(dirs["claude-code"]!, ".claude"),
-    KIMI_CODE_HOME: join(dirs.kimi!, ".kimi-code"),
-    PI_CODING_AGENT_DIR: dirs.pi!,
-    INTENDANT_MESSAGE_SEARCH_DAEMON_HOME_ONLY: "no",
-  });
+  const fixtures = await buildAllFixtures(root);
+  const { homes } = fixtures;
+  const env = hermeticEnv(root, fixtures.env);
   const cfg = resolveConfig(env, { cwd: root });
   const { store, indexer } = await createMessageIndex(cfg);
   await indexer.sweep();
