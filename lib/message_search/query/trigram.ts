@@ -46,7 +46,7 @@ function popcount(bits: Uint32Array): number {
 export function buildBloom(s: string): Uint32Array {
   let m = MIN_BITS;
   while (m < s.length * 4 && m < MAX_BITS) m *= 2;
-  let bits = new Uint32Array(m >>> 5);
+  const bits = new Uint32Array(m >>> 5);
   const mask = m - 1;
   if (s.length >= 3) {
     let c0 = s.charCodeAt(0);
@@ -59,7 +59,14 @@ export function buildBloom(s: string): Uint32Array {
       c1 = c2;
     }
   }
-  // Fold while the halved filter stays sparse enough.
+  return foldSparse(bits);
+}
+
+/**
+ * Halves the filter (OR of its halves: a hash keeps its low bits) while the result stays
+ * at most MAX_FILL full and above MIN_BITS, so sparse blocks cost few bytes.
+ */
+function foldSparse(bits: Uint32Array): Uint32Array {
   while (bits.length > MIN_BITS >>> 5) {
     const half = bits.length >>> 1;
     const folded = new Uint32Array(half);
@@ -108,7 +115,7 @@ export function buildSummary(texts: readonly string[]): Uint32Array {
   for (const t of texts) units += t.length;
   let m = MIN_BITS;
   while (m < units * 2 && m < SUMMARY_MAX_BITS) m *= 2;
-  let bits = new Uint32Array(m >>> 5);
+  const bits = new Uint32Array(m >>> 5);
   const mask = m - 1;
   for (const s of texts) {
     if (s.length < 2) continue;
@@ -126,14 +133,7 @@ export function buildSummary(texts: readonly string[]): Uint32Array {
       c1 = c2;
     }
   }
-  while (bits.length > MIN_BITS >>> 5) {
-    const half = bits.length >>> 1;
-    const folded = new Uint32Array(half);
-    for (let i = 0; i < half; i++) folded[i] = bits[i]! | bits[i + half]!;
-    if (popcount(folded) > MAX_FILL * half * 32) break;
-    bits = folded;
-  }
-  return bits;
+  return foldSparse(bits);
 }
 
 /** Summary hashes of a folded needle: its trigrams, or its bigram; null under two units. */
