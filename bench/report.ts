@@ -2,6 +2,7 @@
  * Renders bench/results.json as one Markdown table: each figure, its same-run baseline,
  * the ratio between them, the target and whether it is met. Pure (no I/O).
  */
+import { QUERY_REFRESH_MS } from "../lib/message_search/mod.ts";
 import { QUERIES } from "./phase_query.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -61,7 +62,9 @@ export function renderTable(r: R): string {
   ]);
   const a = s.append;
   rows.push([
-    `append → searchable, through refreshIfStale(500) (${n(a.session.messages)}-message session)`,
+    `append → searchable, through refreshIfStale(${QUERY_REFRESH_MS}) (${
+      n(a.session.messages)
+    }-message session)`,
     `p50 ${ms(a.latencyMs.p50)} · p95 ${ms(a.latencyMs.p95)} · max ${ms(a.latencyMs.max)}`,
     `refresh sweep that published it: p50 ${ms(a.refreshSweepMs.p50)} · max ${
       ms(a.refreshSweepMs.max)
