@@ -2,7 +2,8 @@
  * The sweep's publish pipeline: a sweep over more text than one batch publishes several
  * complete revisions with at most one publish in flight while the next batch is
  * extracted; a publish that fails mid-sweep fails the sweep (never an unhandled
- * rejection), and the next sweep publishes everything.
+ * rejection), and the next sweep publishes everything. The query edge's staleness is
+ * measured from a sweep's start.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -10,19 +11,24 @@ import {
   createIntendantExtractor,
   Indexer,
   openStore,
+  QUERY_REFRESH_MS,
   type Store,
 } from "../lib/message_search/mod.ts";
 import { writeNativeSession } from "./helpers/native_corpus.ts";
 import { PV, withTempDir } from "./helpers/store_fixtures.ts";
 
-/** `store` with publish observed: concurrency, calls, and an optional failing call. */
-function observed(store: Store, failAt: { n: number | null }) {
+/**
+ * `store` with publish observed: concurrency, calls, an optional failing call, and a hook
+ * run as each publish starts.
+ */
+function observed(store: Store, failAt: { n: number | null }, onPublish = () => {}) {
   const seen = { calls: 0, inFlight: 0, maxInFlight: 0 };
   const wrapped: Store = {
     root: store.root,
     readManifest: () => store.readManifest(),
     async publish(updates) {
       seen.calls++;
+      onPublish();
       seen.inFlight++;
       seen.maxInFlight = Math.max(seen.maxInFlight, seen.inFlight);
       try {
@@ -101,4 +107,35 @@ Deno.test("a publish failing mid-sweep fails the sweep; the next sweep publishes
     } finally {
       globalThis.removeEventListener("unhandledrejection", onUnhandled);
     }
+  }));
+
+Deno.test("refreshIfStale measures staleness from the last sweep's start, not its end", () =>
+  withTempDir(async (dir) => {
+    const logsDir = join(dir, "logs");
+    await writeNativeSession(logsDir, { turns: 1 });
+    const store = await openStore({
+      root: join(dir, "store"),
+      parserVersion: PV,
+      windowDays: null,
+    });
+    let now = 10_000;
+    // The sweep's publish takes 400 ms of clock: an append landing just after the sweep
+    // started is not in it, and its data is as old as the start.
+    const { wrapped: slow } = observed(store, { n: null }, () => void (now += 400));
+    const indexer = new Indexer({
+      store: slow,
+      extractors: [createIntendantExtractor({ logsDir })],
+      windowDays: null,
+      now: () => now,
+    });
+    await indexer.sweep();
+    const done = indexer.lastSweepAtMs!;
+    assert.equal(done, 10_400);
+    now = 10_600; // 600 ms after the start, 200 ms after the end
+    await indexer.refreshIfStale(QUERY_REFRESH_MS);
+    assert.ok(indexer.lastSweepAtMs! > done, "a view 600 ms old is stale at 500 ms");
+    const again = indexer.lastSweepAtMs!;
+    now += QUERY_REFRESH_MS; // exactly the limit after the second sweep's start
+    await indexer.refreshIfStale(QUERY_REFRESH_MS);
+    assert.equal(indexer.lastSweepAtMs, again, "not stale at exactly the limit");
   }));
