@@ -67,6 +67,8 @@ Deno.test("--locked relaunches with the deno.json set from a checkout and explic
   assert.ok(fromRepo.some((a) => a.startsWith("--config=")));
   assert.ok(!fromRepo.some((a) => a.startsWith("--allow-env")), "env comes from the set");
   assert.ok(fromRepo.includes(`--v8-flags=${DAEMON_V8_FLAGS.join(",")}`), "the daemon's V8 flags");
+  // The launcher already printed Deno's own start-up lines once (issue 14).
+  assert.equal(fromRepo[1], "--quiet", "the child is quiet");
   const single = lockedCommand({
     cfg,
     args: ["run", "x"],

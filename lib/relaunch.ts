@@ -5,6 +5,12 @@
  * `deno run <profile flags> <this module> <args>` with inherited stdio, forwarding
  * SIGINT/SIGTERM, and exits with the child's code. The child is the real program: it
  * runs with no --allow-all, no ffi, no sys, and (for serve) no run.
+ * The child runs with `--quiet`: it loads the same module graph under the same config as
+ * the launcher, so everything Deno itself would print (the "permissions in the config file
+ * is an experimental feature" warning, npm "Download" lines on a cold cache) was already
+ * printed once by the launcher; without it every line appeared twice (issue 14). Only
+ * Deno's own diagnostics are silenced: the program's output and an uncaught error's report
+ * still reach the inherited stderr.
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -48,7 +54,7 @@ export function lockedCommand(o: RelaunchOptions): string[] {
     ? [`--config=${config}`, `-P=${mode}`, ...profileFlags({ ...profile, env: [], run: [] })]
     : profileFlags(profile);
   const v8 = mode === "serve" ? [`--v8-flags=${DAEMON_V8_FLAGS.join(",")}`] : [];
-  return ["run", ...flags, ...v8, o.mainModule, ...o.args];
+  return ["run", "--quiet", ...flags, ...v8, o.mainModule, ...o.args];
 }
 
 function configBeside(mainModule: string): string | null {

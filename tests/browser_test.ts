@@ -130,7 +130,7 @@ Deno.test({
             `a.hit.superseded[href*="${encodeURIComponent(native.key)}"]`,
           );
           assert.deepEqual(await marks(nativeHit), [NFD_CAFE]);
-          assert.equal(await nativeHit.locator(".badge.sup").textContent(), "superseded");
+          assert.equal(await nativeHit.locator(".badge.sup").textContent(), "rewound");
         },
       );
 
@@ -163,7 +163,7 @@ Deno.test({
         await page.uncheck("#include-superseded");
         await search(page, "rename the cookie");
         assert.equal(await lane.locator(".card").count(), 0);
-        assert.match(await lane.locator(".empty").innerText(), /Superseded .* hidden/);
+        assert.match(await lane.locator(".empty").innerText(), /Rewound .* hidden/);
         await page.check("#include-superseded");
         await laneSettled(page, "rename the cookie", { includeSuperseded: true });
         const hits = lane.locator("a.hit");
@@ -206,7 +206,12 @@ Deno.test({
             },
           );
           await page.fill("#q", "");
-          const early = page.waitForRequest((r) => new URL(r.url()).searchParams.get("q") === "ze");
+          // The session filter (/api/sessions?q=) asks too: wait for the message search.
+          const early = page.waitForRequest((r) => {
+            const u = new URL(r.url());
+            return u.pathname === "/api/sessions/message-search" &&
+              u.searchParams.get("q") === "ze";
+          });
           await page.locator("#q").pressSequentially("ze");
           await early;
           await page.locator("#q").pressSequentially("bra migration", { delay: 15 });
@@ -360,13 +365,22 @@ Deno.test({
         assert.ok(md.includes("_(superseded)_"));
       });
 
-      await t.step("rename inline updates the card and the server", async () => {
+      await t.step("rename (in the detail header) updates the card and the server", async () => {
         await home();
         const card = page.locator("#recent-list .card").first();
-        await card.locator(".rename-btn").click();
-        await card.locator(".rename-input").fill("Renamed by the browser ✓");
-        await card.locator(".rename-input").press("Enter");
-        await card.locator(".card-title", { hasText: "Renamed by the browser ✓" }).waitFor();
+        assert.equal(await card.locator(".rename-btn").count(), 0, "no pencil on every card");
+        const key = decodeURIComponent(
+          (await card.locator("a.card-link").getAttribute("href"))!.replace("#/session/", ""),
+        );
+        await card.locator("a.card-link").click();
+        await page.locator(".detail-head .rename-btn").click();
+        await page.locator(".detail-head .rename-input").fill("Renamed by the browser ✓");
+        await page.locator(".detail-head .rename-input").press("Enter");
+        await page.locator("#detail-h", { hasText: "Renamed by the browser ✓" }).waitFor();
+        await page.goBack();
+        await page.locator(`#recent-list .card-link[href="#/session/${encodeURIComponent(key)}"]`, {
+          hasText: "Renamed by the browser ✓",
+        }).waitFor();
         const list = await page.evaluate(async () =>
           (await fetch("/api/sessions?limit=100")).json()
         );

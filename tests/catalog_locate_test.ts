@@ -61,6 +61,8 @@ Deno.test("locate resolves every locator the indexer minted, exact or nearest, o
           ? "nearest"
           : "exact";
         assert.equal(d.locate.anchor, expected, `${key} ${r.locator.kind} ${r.role}`);
+        // The twin renders the very same message: the UI must not call it "closest".
+        assert.equal(d.locate.same_message ?? false, expected === "nearest", `${key} same_message`);
         if (key.startsWith("intendant:")) assert.equal(e.line !== undefined, true);
         else assert.equal(e.record_id, r.id);
         kinds[r.locator.kind] ??= { exact: 0, nearest: 0 };
@@ -328,12 +330,11 @@ Deno.test("hostile locators never serve a byte from outside the session director
       (e.detail as { text_unavailable?: string }).text_unavailable
     );
     assert.ok(trapped.length >= p.traps.length, "every planted sidecar was refused");
-    const outputs = page.entries.filter((e) => e.kind === "command" || e.kind === "command_output")
-      .at(-2)!;
+    // The planted command_finished and agent_output became tool calls; every output refused.
+    const calls = page.entries.flatMap((e) => e.tools ?? []);
     assert.deepEqual(
-      Object.values((outputs.detail as { output: Record<string, { unavailable?: string }> }).output)
-        .map((o) => o.unavailable),
-      ["symlink", "hardlinked", "bad_name"],
+      calls.map((c) => Object.values(c.output).map((o) => o.unavailable)),
+      [["symlink", "hardlinked", "bad_name"], ["bad_name", "bad_name"]],
     );
     scan(await sessionDetail(w.deps, targets[1]!, { limit: 1000 }));
     const pct = (a: number, b: number) => `${Math.round((100 * a) / b)}%`;

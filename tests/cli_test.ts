@@ -11,12 +11,25 @@ Deno.test("help, version and per-command help", () =>
   withTempDir(async (root) => {
     const help = await runIntendant(root, ["--help"]);
     assert.equal(help.code, 0);
-    for (const c of ["serve", "search", "sessions", "index", "run", "ctl", "delete"]) {
+    const all = [
+      "serve",
+      "search",
+      "sessions",
+      "index",
+      "run",
+      "ctl",
+      "delete",
+      "trash",
+      "restore",
+      "url",
+      "token",
+    ];
+    for (const c of all) {
       assert.match(help.stdout, new RegExp(`^  ${c}\\s`, "m"));
     }
     const v = await runIntendant(root, ["--version"]);
     assert.match(v.stdout, /^intendant \d+\.\d+\.\d+\n$/);
-    for (const c of ["search", "run", "index", "sessions", "serve", "ctl", "delete"]) {
+    for (const c of all) {
       const r = await runIntendant(root, [c, "--help"]);
       assert.equal(r.code, 0, c);
       assert.match(r.stdout, new RegExp(`^usage: intendant ${c}`), c);

@@ -106,7 +106,8 @@ Deno.test("dist/intendant.js runs from an empty directory under the audited prof
       { headers },
     )).json();
     assert.equal(found.groups.length, 1);
-    const page = await fetch(`http://127.0.0.1:${info.port}/`);
+    // The dashboard page, like the API, needs the token (a cookie, or here the bearer).
+    const page = await fetch(`http://127.0.0.1:${info.port}/`, { headers });
     assert.match(await page.text(), /<script type="module" src="\/app\.js">/);
     daemon.kill("SIGTERM");
     const served = await daemon.output();

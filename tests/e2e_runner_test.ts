@@ -76,7 +76,8 @@ Deno.test("a multi-turn session with commands writes the full layout", () =>
     assert.equal(meta.status, "completed");
     assert.equal(meta.project_root, project);
     assert.equal(meta.task, "Inspect the project");
-    assert.equal(meta.name, "My  run");
+    // Names are normalized on write as on read (spec, "Session naming"): whitespace collapsed.
+    assert.equal(meta.name, "My run");
     assert.equal(meta.last_turn, 2);
     assert.equal(meta.rounds, 1);
 

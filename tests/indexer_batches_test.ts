@@ -41,6 +41,7 @@ function observed(store: Store, failAt: { n: number | null }, onPublish = () => 
       }
     },
     deleteSession: (k) => store.deleteSession(k),
+    liftTombstone: (k) => store.liftTombstone(k),
     loadSegment: (n) => store.loadSegment(n),
     gc: () => store.gc(),
     verifyAll: () => store.verifyAll(),

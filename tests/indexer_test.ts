@@ -115,14 +115,14 @@ Deno.test("refreshIfStale is a no-op before the first sweep and sweeps when olde
     assert.ok(indexer.lastSweepAtMs! > at);
   }));
 
-Deno.test("`intendant delete` tombstones the shard; a stale copy of the source never resurrects it", () =>
+Deno.test("`intendant delete` trashes the session and tombstones its shard; a stale copy of the source never resurrects it", () =>
   withTempDir(async (root) => {
     const s = sessionOf(await runIntendant(root, ["run", "to be deleted"]));
     const keep = sessionOf(await runIntendant(root, ["run", "to be kept"]));
     assert.equal((await runIntendant(root, ["index"])).code, 0);
     const backup = join(root, "backup");
     await new Deno.Command("cp", { args: ["-a", s.dir, backup] }).output();
-    const d = await runIntendant(root, ["delete", s.id.slice(0, 8)]);
+    const d = await runIntendant(root, ["delete", s.id.slice(0, 8), "--yes"]);
     assert.equal(d.code, 0, d.stderr);
     const m = await readManifest(root);
     assert.equal(m.sessions[`intendant:${s.id}`], undefined);

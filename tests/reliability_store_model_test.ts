@@ -165,6 +165,7 @@ class World {
         return store.publish(u);
       },
       deleteSession: (k) => store.deleteSession(k),
+      liftTombstone: (k) => store.liftTombstone(k),
       loadSegment: (n) => store.loadSegment(n),
       gc: () => store.gc(),
       verifyAll: () => store.verifyAll(),

@@ -42,6 +42,7 @@ function pausing(store: Store) {
     readManifest: () => store.readManifest(),
     publish: (u) => store.publish(u),
     deleteSession: (k) => store.deleteSession(k),
+    liftTombstone: (k) => store.liftTombstone(k),
     gc: () => store.gc(),
     verifyAll: () => store.verifyAll(),
     dropEntries: (k) => store.dropEntries(k),

@@ -77,6 +77,7 @@ Deno.test("B13: 8 concurrent writers are indexed exactly once with bounded lag",
         return r;
       },
       deleteSession: (k) => store.deleteSession(k),
+      liftTombstone: (k) => store.liftTombstone(k),
       loadSegment: (n) => store.loadSegment(n),
       gc: () => store.gc(),
       verifyAll: () => store.verifyAll(),

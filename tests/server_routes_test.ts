@@ -73,6 +73,18 @@ Deno.test("catalog, detail with locate, rename, delete", () =>
     assert.ok(d.entries[d.locate.entry_index]);
     const mal = await w.get(`/api/session/${encodeURIComponent(key)}?locate=%2e%2e%2f`);
     assert.equal(mal.status, 400);
+    // ?q= lists every matching entry of the session, not only the page's.
+    const path = `/api/session/${encodeURIComponent(key)}`;
+    const withQ = await (await w.get(`${path}?locate=${hit.locator}&limit=1&q=oauth`)).json();
+    const whole = await (await w.get(`${path}?limit=1000`)).json();
+    const expected = whole.entries
+      .filter((e: { text?: string }) => e.text?.toLowerCase().includes("oauth"))
+      .map((e: { index: number }) => e.index);
+    assert.ok(expected.length > 1);
+    assert.deepEqual(withQ.hits, expected);
+    assert.equal(withQ.hits_complete, true);
+    assert.ok(withQ.hits.includes(withQ.locate.total_index));
+    assert.equal((await w.get(`${path}?q=${"x".repeat(1001)}`)).status, 400);
     // Rename: native into meta, external into the overlay.
     const native = list.sessions.find((s: { source: string }) => s.source === "intendant");
     const ext = list.sessions.find((s: { source: string }) => s.source === "codex");

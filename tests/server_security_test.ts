@@ -188,7 +188,13 @@ Deno.test("the tokenized URL is traded for an HttpOnly SameSite=Strict cookie an
     assert.match(r.headers.get("set-cookie") ?? "", /intendant_token=.*HttpOnly.*SameSite=Strict/);
     const bad = await w.get(`/?token=nope`, { headers: { authorization: "" } });
     assert.equal(bad.status, 401);
-    const page = await w.get("/", { headers: { authorization: "" } });
+    assert.match(await bad.text(), /intendant url/, "the token page, not a bare text");
+    // Without the cookie `/` is the token page too; with it, the page itself.
+    const anonymous = await w.get("/", { headers: { authorization: "" } });
+    assert.equal(anonymous.status, 401);
+    assert.match(await anonymous.text(), /intendant url/);
+    const cookie = (r.headers.get("set-cookie") ?? "").split(";")[0]!;
+    const page = await w.get("/", { headers: { authorization: "", cookie } });
     assert.equal(page.status, 200);
     assert.equal(page.headers.get("referrer-policy"), "no-referrer");
     assert.match(page.headers.get("content-security-policy") ?? "", /default-src 'none'/);

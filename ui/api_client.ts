@@ -7,13 +7,19 @@
  * which the server checks. Errors: a non-2xx answer throws ApiError with the status
  * and the server's `error` code (410 cursor_expired, 429 busy with Retry-After, …);
  * an aborted request rejects with the fetch AbortError (see lib/latest.ts isAbort).
+ * A 401 (no valid cookie: the token was rotated, or the page was opened without its link)
+ * is also reported, here and only here, to the `onAuthLost` subscribers: the app then
+ * replaces itself with the server's token help instead of showing one error per panel.
  */
 import type {
   DetailEntry,
   LocateResult,
+  PendingQuestion,
   SessionDetail,
   SessionList,
   SessionSummary,
+  ToolCallEntry,
+  ToolOutput,
 } from "../lib/catalog/mod.ts";
 import type {
   Coverage,
@@ -22,19 +28,30 @@ import type {
   SearchResponse,
   Source,
   SourceCoverage,
+  SourceLocation,
 } from "../lib/message_search/mod.ts";
+import type { SessionStatus } from "../lib/session_log/mod.ts";
+import type { CoverageView, SweepProgressView, TokenHelp } from "../lib/server/mod.ts";
 
 export type {
   Coverage,
+  CoverageView,
   DetailEntry,
   LocateResult,
+  PendingQuestion,
   SearchGroup,
   SearchHit,
   SessionDetail,
   SessionList,
+  SessionStatus,
   SessionSummary,
   Source,
   SourceCoverage,
+  SourceLocation,
+  SweepProgressView,
+  TokenHelp,
+  ToolCallEntry,
+  ToolOutput,
 };
 
 /** A message-search page as the route answers it (the engine's page plus coverage). */
@@ -53,6 +70,39 @@ export class ApiError extends Error {
   }
 }
 
+const authListeners = new Set<(help: TokenHelp) => void>();
+let authLost: TokenHelp | null = null;
+
+/**
+ * Calls `fn` (once per subscription, at once if it already happened) when a request is
+ * refused for want of a valid token. Returns the unsubscribe function.
+ */
+export function onAuthLost(fn: (help: TokenHelp) => void): () => void {
+  authListeners.add(fn);
+  if (authLost) fn(authLost);
+  return () => void authListeners.delete(fn);
+}
+
+function reportAuthLost(body: Record<string, unknown> | null): void {
+  if (authLost) return;
+  // An older daemon answers a bare {error, message}: keep its words, add the command.
+  const text = (k: string, fallback: string): string => {
+    const v = body?.[k];
+    return typeof v === "string" ? v : fallback;
+  };
+  const message = text("message", "The access token is not valid");
+  authLost = {
+    error: "unauthorized",
+    reason: body?.reason === "missing" ? "missing" : "invalid",
+    title: text("title", "This link is no longer valid"),
+    lead: text("lead", message),
+    message,
+    command: text("command", "intendant url"),
+    daemon_json: typeof body?.daemon_json === "string" ? body.daemon_json : null,
+  };
+  for (const fn of [...authListeners]) fn(authLost);
+}
+
 async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
   const res = await fetch(path, {
     ...init,
@@ -60,6 +110,7 @@ async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
     headers: { accept: "application/json", ...init.headers },
   });
   const body = await res.json().catch(() => null) as Record<string, unknown> | null;
+  if (res.status === 401) reportAuthLost(body);
   if (!res.ok) {
     const retry = Number(res.headers.get("retry-after"));
     throw new ApiError(
@@ -89,17 +140,18 @@ export async function fetchOperations(signal?: AbortSignal): Promise<Set<string>
   return new Set(r.routes.map((x) => x.operation));
 }
 
-/** One page of the catalog, newest first. */
+/** One page of the catalog, newest first; `q` filters it server-side (every word must occur). */
 export function fetchSessions(
-  p: { limit: number; offset: number; source?: readonly Source[] },
+  p: { limit: number; offset: number; source?: readonly Source[]; q?: string },
   signal?: AbortSignal,
 ): Promise<SessionList> {
   const source = p.source?.length ? p.source.join(",") : undefined;
-  return request(`/api/sessions${query({ limit: p.limit, offset: p.offset, source })}`, { signal });
+  const params = query({ limit: p.limit, offset: p.offset, source, q: p.q });
+  return request(`/api/sessions${params}`, { signal });
 }
 
-/** The coverage block. */
-export function fetchCoverage(signal?: AbortSignal): Promise<Coverage> {
+/** The coverage block, with the first sweep's progress and where each source is looked for. */
+export function fetchCoverage(signal?: AbortSignal): Promise<CoverageView> {
   return request("/api/coverage", { signal });
 }
 
@@ -129,7 +181,7 @@ export function searchMessages(p: SearchParams, signal?: AbortSignal): Promise<S
 /** A page of a session's detail; `locate` centers it on a hit. */
 export function fetchDetail(
   key: string,
-  p: { offset?: number; limit: number; locate?: string | null },
+  p: { offset?: number; limit: number; locate?: string | null; q?: string | null },
   signal?: AbortSignal,
 ): Promise<SessionDetail> {
   return request(`${sessionPath(key)}${query(p)}`, { signal });
@@ -147,10 +199,44 @@ export function renameSession(
   });
 }
 
+/** Answers a live session's pending askHuman; `questionId` refuses (409) if it changed. */
+export function answerQuestion(
+  key: string,
+  p: { text: string; questionId?: string },
+): Promise<{ key: string; question_id: string }> {
+  return postJson(`${sessionPath(key)}/answer`, { text: p.text, question_id: p.questionId });
+}
+
+/** Queues a steer for a live session's next turn. */
+export function steerSession(
+  key: string,
+  text: string,
+): Promise<{ key: string; steer_id: string; queued: true }> {
+  return postJson(`${sessionPath(key)}/steer`, { text });
+}
+
+/** Rolls a session's conversation back to `toSeq`: queued while live, else applied. */
+export function rollbackSession(
+  key: string,
+  toSeq: number,
+): Promise<{ key: string; to_seq: number; applied: boolean }> {
+  return postJson(`${sessionPath(key)}/rollback`, { to_seq: toSeq });
+}
+
+function postJson<T>(path: string, body: unknown): Promise<T> {
+  return request(path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
 /** Handlers for {@link streamSession}. */
 export interface StreamHandlers {
   /** A new session.jsonl line (its 1-based number and raw JSON text). */
   onLine(line: number, text: string): void;
+  /** The session's status, at connect and on every change (waiting, running, completed…). */
+  onStatus?(status: string): void;
   /** Connection state, for the "live" indicator. */
   onState(state: "open" | "reconnecting"): void;
 }
@@ -181,9 +267,16 @@ export function streamSession(key: string, fromLine: number, h: StreamHandlers):
       if (Number.isInteger(n) && n > last) last = n;
       h.onLine(n, String(ev.data));
     };
+    es.addEventListener("status", (ev) => {
+      const status = (JSON.parse(String((ev as MessageEvent).data)) as { status?: unknown }).status;
+      if (typeof status === "string") h.onStatus?.(status);
+    });
     es.onerror = () => {
       h.onState("reconnecting");
       if (es?.readyState !== EventSource.CLOSED || closed) return;
+      // EventSource hides the status that closed it: one plain request finds out whether
+      // it was the token (a 401 then reaches onAuthLost like any other).
+      void request("/api/routes").catch(() => {/* reported through onAuthLost or retried */});
       timer = setTimeout(open, delay);
       delay = Math.min(delay * 2, RECONNECT_MAX_MS);
     };
@@ -194,4 +287,24 @@ export function streamSession(key: string, fromLine: number, h: StreamHandlers):
     if (timer !== null) clearTimeout(timer);
     es?.close();
   };
+}
+
+// ---- The trash (delete, Undo). Types are the catalog's, imported type-only here so
+// this block stays self-contained at the end of the file.
+import type { RestoredSession, TrashedSession, TrashEntry } from "../lib/catalog/mod.ts";
+export type { RestoredSession, TrashedSession, TrashEntry };
+
+/** Moves a native session to the trash (the server does not ask: the caller confirmed). */
+export function trashSession(key: string): Promise<TrashedSession & { deleted: string }> {
+  return request(sessionPath(key), { method: "DELETE" });
+}
+
+/** Brings a trashed session back (the Undo of {@link trashSession}). */
+export function restoreSession(key: string): Promise<RestoredSession & { restored: string }> {
+  return request(`${sessionPath(key)}/restore`, { method: "POST" });
+}
+
+/** What is in the trash, most recent deletion first. */
+export function fetchTrash(signal?: AbortSignal): Promise<{ entries: TrashEntry[] }> {
+  return request("/api/trash", { signal });
 }

@@ -1,11 +1,14 @@
 /**
- * An external session's detail model, from its shard alone (the catalog never re-reads
- * another tool's files): every segment's records in source order with superseded flags
- * from deriveActive, and one `cut` row per supersession mark placed where it was written
- * (after the `after_order` records that existed then). Generations are content-named and
- * immutable, so the segments named by one manifest read form a consistent snapshot; a
- * generation collected between the manifest read and the load is retried once against a
- * fresh manifest.
+ * An external session's detail model. Its skeleton is the shard: every segment's records
+ * in source order with superseded flags from deriveActive, and one `cut` row per
+ * supersession mark placed where it was written (after the `after_order` records that
+ * existed then). Generations are content-named and immutable, so the segments named by
+ * one manifest read form a consistent snapshot; a generation collected between the
+ * manifest read and the load is retried once against a fresh manifest. On top, the
+ * session's tool calls and context markers are read from its source files through the
+ * contained reader (activity/attach.ts): calls hang on the records of their turn, and
+ * `tool_calls` / `context_snapshot` rows are added between records — record order,
+ * flags and locators are untouched; `activity` says whether the source files were read.
  */
 import { NotFoundError } from "../errors.ts";
 import {
@@ -16,17 +19,28 @@ import {
   type Store,
   type SupersessionMark,
 } from "../message_search/mod.ts";
-import { type DetailEntry, ENTRY_TEXT_CAP_BYTES } from "./types.ts";
+import { attachActivity } from "./activity/attach.ts";
+import { activityEntry } from "./activity/entry.ts";
+import type { ActivityRow } from "./activity/types.ts";
+import {
+  type ActivityStatus,
+  type DetailEntry,
+  ENTRY_TEXT_CAP_BYTES,
+  type ToolCallEntry,
+} from "./types.ts";
 
-/** One row: a record (with its derived active flag) or a mark. */
+/** One row: a record (with its derived active flag and its turn's tools), a mark, or activity. */
 export type ExternalRow =
-  | { kind: "record"; rec: MessageRecord; active: boolean }
-  | { kind: "cut"; mark: SupersessionMark };
+  | { kind: "record"; rec: MessageRecord; active: boolean; tools?: ToolCallEntry[] }
+  | { kind: "cut"; mark: SupersessionMark }
+  | ActivityRow;
 
 /** What the detail view and jump-to-hit need from one external session. */
 export interface ExternalModel {
   entry: ManifestEntry;
   rows: ExternalRow[];
+  /** How reading the source files for tool calls went (set by attachActivity). */
+  activity?: ActivityStatus;
 }
 
 async function loadOnce(store: Store, key: string): Promise<ExternalModel> {
@@ -57,14 +71,16 @@ async function loadOnce(store: Store, key: string): Promise<ExternalModel> {
 
 /** Loads the model of the external session `key` (NotFoundError when not in the index). */
 export async function loadExternal(store: Store, key: string): Promise<ExternalModel> {
+  let m: ExternalModel;
   try {
-    return await loadOnce(store, key);
+    m = await loadOnce(store, key);
   } catch (err) {
     // A generation GC'd between our manifest read and its load: a newer manifest names
     // the shard's current generations.
     if (!(err instanceof NotFoundError) || err.message.startsWith("No session")) throw err;
-    return await loadOnce(store, key);
+    m = await loadOnce(store, key);
   }
+  return await attachActivity(m);
 }
 
 /** Turns rows [offset, offset + n) into entries. */
@@ -73,6 +89,7 @@ export function externalEntries(rows: readonly ExternalRow[], offset: number): D
     if (r.kind === "cut") {
       return { index: offset + i, kind: "cut", ts_ms: null, detail: { ...r.mark } };
     }
+    if (r.kind !== "record") return activityEntry(r, offset + i);
     const { rec } = r;
     const c = capText(rec.text, ENTRY_TEXT_CAP_BYTES);
     const detail: Record<string, unknown> = {
@@ -97,6 +114,7 @@ export function externalEntries(rows: readonly ExternalRow[], offset: number): D
       detail,
     };
     if (rec.locator.kind === "external_line") e.line = rec.locator.line;
+    if (r.tools) e.tools = r.tools;
     return e;
   });
 }

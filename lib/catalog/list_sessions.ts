@@ -2,8 +2,10 @@
  * The catalog listing: native sessions (discovered under logsDir) plus external ones
  * (the index manifest's entries), names overlaid (native names from meta, external ones
  * from session_names.json through applyNameOverlays), newest first by updated_ms (ties
- * by key), paged. `q` is the dashboard's metadata lane: a case-insensitive, folded
- * substring over name, title, project and id. Counts and parents that need the spine are
+ * by key), paged. `q` is the dashboard's session filter and `intendant sessions QUERY`:
+ * every whitespace-separated word must occur (folded, case- and accent-insensitive
+ * substring) in the session's name, title, project, id or source — over the WHOLE catalog,
+ * so the filter never reports "0 matches" for a session that is simply not loaded yet. Counts and parents that need the spine are
  * computed only for the page. Native manifest entries whose directory is gone are not
  * listed (the session was deleted); external entries keep serving with source_gone.
  */
@@ -33,7 +35,7 @@ export interface ListOptions {
   offset?: number;
   /** Only these sources. @default all */
   source?: Source[];
-  /** Folded substring over name/title/project/id. */
+  /** Words that must all occur (folded) in name/title/project/id/source. */
   q?: string;
 }
 
@@ -120,16 +122,30 @@ export function externalSummary(key: string, e: ManifestEntry): SessionSummary {
   };
 }
 
-function matches(s: SessionSummary, needle: string): boolean {
-  return [s.name, s.title, s.project, s.session_id, s.key].some((v) =>
-    v !== null && fold(v).includes(needle)
-  );
+/** The folded text the filter matches a session against. */
+function haystackOf(s: SessionSummary): string {
+  return fold([s.name, s.title, s.project, s.session_id, s.source].filter(Boolean).join("\n"));
+}
+
+/** The folded terms of a filter: words, or `"quoted phrases"` as one term (as search reads them). */
+export function filterTerms(q: string): string[] {
+  const out: string[] = [];
+  for (const m of q.matchAll(/"([^"]*)"?|([^\s"]+)/g)) {
+    const t = (m[1] ?? m[2] ?? "").trim();
+    if (t) out.push(fold(t));
+  }
+  return out;
+}
+
+function matches(s: SessionSummary, terms: readonly string[]): boolean {
+  const hay = haystackOf(s);
+  return terms.every((t) => hay.includes(t));
 }
 
 /** Lists native and external sessions, newest first, paged. */
 export async function listSessions(d: CatalogDeps, o: ListOptions = {}): Promise<SessionList> {
   const { limit, offset, sources } = checkOptions(o);
-  const needle = o.q !== undefined && o.q.trim() !== "" ? fold(o.q.trim()) : null;
+  const terms = filterTerms(o.q ?? "");
   const manifest = await d.store.readManifest();
   const natives = sources.has("intendant") ? await discoverNative(d.logsDir) : [];
   const all: SessionSummary[] = natives.map(nativeSummary);
@@ -137,7 +153,7 @@ export async function listSessions(d: CatalogDeps, o: ListOptions = {}): Promise
     if (e.source !== "intendant" && sources.has(e.source)) all.push(externalSummary(key, e));
   }
   const named = applyNameOverlays(all, await readNameOverlays(d.namesPath));
-  const kept = needle === null ? named : named.filter((s) => matches(s, needle));
+  const kept = terms.length === 0 ? named : named.filter((s) => matches(s, terms));
   kept.sort((a, b) =>
     (b.updated_ms ?? -Infinity) - (a.updated_ms ?? -Infinity) ||
     (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)

@@ -108,3 +108,25 @@ Deno.test("resumeCommand() uses each tool's documented form and quotes what came
   );
   assert.equal(shellQuote("it's $(rm -rf ~)"), `'it'\\''s $(rm -rf ~)'`);
 });
+
+Deno.test("q matches every word (or quoted phrase) anywhere in the catalog, not only the first page", () =>
+  withTempDir(async (root) => {
+    const w = await buildCatalogWorld(root);
+    const all = await listSessions(w.deps, { limit: 1000 });
+    // The oldest session: on the last page of a one-per-page listing.
+    const oldest = all.sessions[all.sessions.length - 1]!;
+    const words = (oldest.title ?? oldest.session_id).split(/\s+/).slice(0, 2);
+    const r = await listSessions(w.deps, { q: words.join("  ").toUpperCase(), limit: 1 });
+    assert.ok(r.total >= 1);
+    const keys: string[] = [];
+    for (let offset = 0; offset < r.total; offset++) {
+      keys.push(...(await listSessions(w.deps, { q: words.join(" "), limit: 1, offset })).sessions
+        .map((s) => s.key));
+    }
+    assert.ok(keys.includes(oldest.key), "the oldest session is found by its words");
+    // Words are ANDed, in any order; a quoted phrase must occur as written.
+    const reversed = await listSessions(w.deps, { q: [...words].reverse().join(" "), limit: 1000 });
+    assert.ok(reversed.sessions.some((s) => s.key === oldest.key));
+    const both = await listSessions(w.deps, { q: `${words[0]} zzqqxx-not-there`, limit: 1000 });
+    assert.equal(both.total, 0);
+  }));

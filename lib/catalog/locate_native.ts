@@ -22,7 +22,7 @@ import { spanForHash } from "./native_text.ts";
 
 /** Where a locator landed, as a row index, or why it did not. */
 export type Anchor =
-  | { state: "resolved"; row: number; anchor: "exact" | "nearest" }
+  | { state: "resolved"; row: number; anchor: "exact" | "nearest"; sameMessage?: boolean }
   | { state: "stale"; reason: string }
   | { state: "unavailable"; reason: string };
 
@@ -96,7 +96,7 @@ async function messageId(
   // The canonical row renders no entry: its model_response twin (same span) anchors it.
   const twin = m.rows.findIndex((r) => r.span?.file === file && r.span.offset === d.model_offset);
   return twin >= 0
-    ? { state: "resolved", row: twin, anchor: "nearest" }
+    ? { state: "resolved", row: twin, anchor: "nearest", sameMessage: true }
     : nearest(m.rows, ev.lineNo);
 }
 

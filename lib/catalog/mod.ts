@@ -1,19 +1,24 @@
 /**
  * The session catalog used by the HTTP API and the CLI: listing (native + external,
  * names overlaid, paged), the paged session detail with jump-to-hit (`locate`), Deep
- * Search over full native logs, the session report zip, and native deletion. The only
+ * Search over full native logs, the session report zip, and native deletion into the
+ * trash (restore, listing, GC: trash_layout.ts is the trash's spec). The only
  * public door of lib/catalog/. Ids, locators and cursors come from the network: each is
  * validated before any file is touched, and every file read goes through the contained
  * reader (safe_fs.ts).
  */
 export type {
+  ActivityStatus,
   CatalogDeps,
   DeepHit,
   DeepSearchResult,
   DetailEntry,
   LocateResult,
+  PendingQuestion,
   SessionDetail,
   SessionSummary,
+  ToolCallEntry,
+  ToolOutput,
 } from "./types.ts";
 export {
   DETAIL_DEFAULT_LIMIT,
@@ -23,6 +28,7 @@ export {
   LIST_DEFAULT_LIMIT,
   LIST_MAX_LIMIT,
   MalformedLocatorError,
+  TOOL_INPUT_CAP_BYTES,
 } from "./types.ts";
 export { listSessions } from "./list_sessions.ts";
 export type { ListOptions, SessionList } from "./list_sessions.ts";
@@ -40,6 +46,29 @@ export type { DeepSearchOptions } from "./deep_search.ts";
 export { REPORT_MAX_TOTAL_BYTES, sessionReportZip } from "./report_zip.ts";
 export type { ReportOptions } from "./report_zip.ts";
 export { resumeCommand, shellQuote } from "./resume.ts";
-export { deleteNativeSession } from "./delete_session.ts";
-export { openInside } from "./safe_fs.ts";
-export type { OpenResult, Refusal, SafeFile } from "./safe_fs.ts";
+export {
+  deleteNativeSession,
+  MIN_PREFIX_CHARS,
+  pickSessionId,
+  resolveNativeForDelete,
+  ShortPrefixError,
+} from "./delete_session.ts";
+export type { TrashedSession } from "./delete_session.ts";
+export { restoreNativeSession } from "./trash_restore.ts";
+export type { RestoredSession } from "./trash_restore.ts";
+export { listTrash } from "./trash_list.ts";
+export type { TrashEntry } from "./trash_list.ts";
+export { gcTrash } from "./trash_gc.ts";
+export type { TrashGcOptions, TrashGcReport } from "./trash_gc.ts";
+export { messageCount, sessionFacts } from "./trash_facts.ts";
+export type { SessionFacts } from "./trash_facts.ts";
+export { TRASH_DIR, TRASH_KEEP_DAYS, TRASH_KEEP_MS, trashDirOf } from "./trash_layout.ts";
+export type { TrashDeps } from "./trash_layout.ts";
+export { openInside, readInside } from "./safe_fs.ts";
+export type { OpenResult, ReadResult, Refusal, SafeFile } from "./safe_fs.ts";
+export {
+  isLiveStatus,
+  PENDING_QUESTION_MAX_BYTES,
+  readPendingQuestion,
+  readSessionStatus,
+} from "./pending_question.ts";

@@ -2,7 +2,8 @@
  * A native session's detail model: the spine read through a contained read (at most
  * SPINE_MAX_BYTES; a longer spine ends in a `log_truncated` row), parsed with the shared
  * line splitter (complete lines only), turned into rows, supersession applied, and the
- * returned page hydrated (sidecar text and output excerpts read for those rows only).
+ * returned page hydrated (sidecar text, tool-call output excerpts and context-snapshot
+ * sidecar presence read for those rows only).
  * Legacy rows before an epoch marker get their seq through the marker's [seq, role,
  * hash16] mapping, as the extractor correlates them, so later cuts flag them too.
  */
@@ -15,9 +16,16 @@ import {
 } from "../session_log/mod.ts";
 import { readMetaInside } from "./native_facts.ts";
 import { applyCuts, buildNativeRows, eraOf, type NativeRow } from "./native_rows.ts";
-import { readExcerpt, readSpanText } from "./native_text.ts";
-import { readInside } from "./safe_fs.ts";
-import { type DetailEntry, ENTRY_TEXT_CAP_BYTES, EXCERPT_CAP_BYTES } from "./types.ts";
+import { isTurnRel, readExcerpt, readSpanText } from "./native_text.ts";
+import type { NativeTool } from "./native_tools.ts";
+import { openInside, readInside } from "./safe_fs.ts";
+import {
+  type DetailEntry,
+  ENTRY_TEXT_CAP_BYTES,
+  EXCERPT_CAP_BYTES,
+  TOOL_INPUT_CAP_BYTES,
+  type ToolCallEntry,
+} from "./types.ts";
 
 /** Largest spine the detail view parses. */
 export const SPINE_MAX_BYTES = 256 * 1024 * 1024;
@@ -91,6 +99,15 @@ async function correlateLegacy(dir: string, events: ReadEvent[], rows: NativeRow
   }
 }
 
+/** The text row `r` shows (what hydrateNative puts in `text`), for the hit scan. */
+export async function nativeShownText(dir: string, r: NativeRow): Promise<string | undefined> {
+  if (r.span) {
+    const t = await readSpanText(dir, r.span, ENTRY_TEXT_CAP_BYTES);
+    return t.ok ? t.text : undefined;
+  }
+  return r.text === undefined ? undefined : capText(r.text, ENTRY_TEXT_CAP_BYTES).text;
+}
+
 /** Turns rows [offset, offset + n) into entries, reading their text and excerpts. */
 export async function hydrateNative(
   dir: string,
@@ -120,18 +137,45 @@ export async function hydrateNative(
         if (t.truncated) detail.text_truncated = true;
       } else detail.text_unavailable = t.reason;
     }
-    if (r.files) {
-      const output: Record<string, unknown> = {};
-      for (const [label, rel] of Object.entries(r.files)) {
-        const x = await readExcerpt(dir, rel, EXCERPT_CAP_BYTES);
-        output[label] = x.ok
-          ? { file: rel, excerpt: x.text, truncated: x.truncated, bytes: x.bytes }
-          : { file: rel, unavailable: x.reason };
-      }
-      detail.output = output;
-    }
+    if (r.tools) e.tools = await Promise.all(r.tools.map((t) => hydrateTool(dir, t)));
+    if (r.kind === "context_snapshot") detail.sidecar = await sidecarState(dir, detail.file);
     e.detail = detail;
     out.push(e);
   }
   return out;
+}
+
+/** One tool call with its input capped and its output files excerpted (contained reads). */
+async function hydrateTool(dir: string, t: NativeTool): Promise<ToolCallEntry> {
+  const input = capText(t.input, TOOL_INPUT_CAP_BYTES);
+  const out: ToolCallEntry = {
+    name: t.name,
+    input: input.text,
+    ts_ms: t.ts_ms,
+    status: t.status,
+    output: {},
+  };
+  if (input.truncated) out.input_truncated = true;
+  if (t.exit_code !== undefined) out.exit_code = t.exit_code;
+  if (t.duration_ms !== undefined) out.duration_ms = t.duration_ms;
+  for (const [label, rel] of Object.entries(t.files)) {
+    const x = await readExcerpt(dir, rel, EXCERPT_CAP_BYTES);
+    out.output[label] = x.ok
+      ? { excerpt: x.text, truncated: x.truncated, bytes: x.bytes }
+      : { unavailable: x.reason };
+  }
+  if (Object.keys(t.detail).length) out.detail = t.detail;
+  return out;
+}
+
+/**
+ * Whether a context snapshot's sidecar is still on disk: rotation keeps only the latest
+ * of each stream (spec: latest-only), so older rows say "gone". Opened, never read.
+ */
+async function sidecarState(dir: string, rel: unknown): Promise<string> {
+  if (typeof rel !== "string" || !isTurnRel(rel)) return "bad_name";
+  const opened = await openInside(dir, rel);
+  if (!opened.ok) return opened.reason === "missing" ? "gone" : opened.reason;
+  await opened.file.close();
+  return "on_disk";
 }

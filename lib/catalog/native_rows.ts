@@ -6,10 +6,14 @@
  * diagnostic model_response twin is the row, and lends it the seq); new-era
  * session_started/steer_delivered/info lines are diagnostics of canonical user rows.
  * Legacy user text comes from session_started tasks, delivered steers and
- * "Round N follow-up:" info lines, as the extractor reads it. Rows are light: sidecar
- * text and command output are only named here (`span`, `files`) and read for the
- * returned page. Original `ts` is kept in `detail.ts`; ts_ms is inferred from the
- * meta's created_at for legacy events that lack it (`detail.ts_inferred`).
+ * "Round N follow-up:" info lines, as the extractor reads it. Commands render once, as
+ * tool calls of their turn's assistant row or of a `tool_calls` row (native_tools.ts):
+ * agent_input, approvals that let a command run, command_started/finished and
+ * agent_output make no rows of their own. context_snapshot events are compact rows (the
+ * sidecar may be rotated away; hydration says). Rows are light: sidecar text and command
+ * output are only named here (`span`, `files`) and read for the returned page. Original
+ * `ts` is kept in `detail.ts`; ts_ms is inferred from the meta's created_at for legacy
+ * events that lack it (`detail.ts_inferred`).
  */
 import {
   createEpochInferrer,
@@ -17,6 +21,7 @@ import {
   type LogEvent,
   type ReadEvent,
 } from "../session_log/mod.ts";
+import { type ApprovalFold, foldApprovals, type NativeTool, ToolGroups } from "./native_tools.ts";
 
 /** A row before paging. */
 export interface NativeRow {
@@ -30,12 +35,15 @@ export interface NativeRow {
   detail: Record<string, unknown>;
   /** Assistant text to read: a sidecar span (len null: to the end of the file). */
   span?: { file: string; offset: number; len: number | null };
-  /** Output files to excerpt, by label. */
-  files?: Record<string, string>;
+  /** The tool calls of this row's turn (assistant message or tool_calls rows). */
+  tools?: NativeTool[];
 }
 
 const FOLLOW_UP = /^Round (\d+) follow-up: ([\s\S]*)$/;
 type Data = Record<string, unknown>;
+type RowFn = (kind: string, extra?: Partial<NativeRow>, more?: Data) => NativeRow;
+/** Events that only feed tool calls (native_tools.ts): they render no row of their own. */
+const TOOL_EVENTS = new Set(["agent_input", "command_started", "command_finished", "agent_output"]);
 const num = (v: unknown): number | undefined => (typeof v === "number" ? v : undefined);
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
@@ -66,10 +74,13 @@ const PLAIN: Record<string, (ev: LogEvent, d: Data) => [string, string | undefin
     str(d.command),
     { ...pick(d, ["approval_id", "reason"]), state: "auto" },
   ],
-  agent_input: (ev, d) => [
-    "command_batch",
-    ev.message,
-    { ...pick(d, ["commands", "functions", "nonces"]), file: ev.file },
+  context_snapshot: (ev, d) => [
+    "context_snapshot",
+    undefined,
+    {
+      ...pick(d, ["tokens", "item_count", "labels", "source", "session_id", "stream"]),
+      file: ev.file,
+    },
   ],
   conversation_rewound: (
     _,
@@ -90,9 +101,10 @@ class RowBuilder {
   readonly rows: NativeRow[] = [];
   #twinSeq = new Map<string, number>();
   #steers = new Map<string, string>();
-  #execs = new Map<string, string>();
   #started = 0;
   #infer: EpochInferrer | null;
+  readonly tools = new ToolGroups();
+  #approvals: ApprovalFold;
 
   constructor(
     events: readonly ReadEvent[],
@@ -100,6 +112,7 @@ class RowBuilder {
     createdAtMs: number | null,
   ) {
     this.#infer = createdAtMs === null ? null : createEpochInferrer(createdAtMs);
+    this.#approvals = foldApprovals(events);
     // An assistant row's seq lives on its canonical twin, written after the model_response.
     for (const { event: ev } of events) {
       const d = (ev.data ?? {}) as Data;
@@ -113,7 +126,7 @@ class RowBuilder {
     }
   }
 
-  add(ev: LogEvent, line: number, legacy: boolean): void {
+  add(ev: LogEvent, line: number, legacy: boolean, index: number): void {
     const d = (ev.data ?? {}) as Data;
     let ts_ms = ev.ts_ms ?? null;
     const base: Data = { ts: ev.ts };
@@ -122,8 +135,17 @@ class RowBuilder {
       ts_ms = this.#infer.infer(ev.ts);
       if (ts_ms !== null) base.ts_inferred = true;
     }
-    const row = (kind: string, extra: Partial<NativeRow> = {}, more: Data = {}) =>
-      this.rows.push({ kind, ts_ms, line, ...extra, detail: { ...base, ...more } });
+    const row = (kind: string, extra: Partial<NativeRow> = {}, more: Data = {}): NativeRow => {
+      const r: NativeRow = { kind, ts_ms, line, ...extra, detail: { ...base, ...more } };
+      this.rows.push(r);
+      return r;
+    };
+    if (this.#approvals.folded.has(index)) return;
+    if (TOOL_EVENTS.has(ev.event)) {
+      const approval = this.#approvals.byStart.get(index);
+      const turn = ev.turn === undefined ? {} : { turn: ev.turn };
+      return this.tools.event(ev, { ts_ms, approval }, () => row("tool_calls", {}, turn));
+    }
     const plain = Object.hasOwn(PLAIN, ev.event) ? PLAIN[ev.event] : undefined;
     if (plain) {
       const [kind, text, more] = plain(ev, d);
@@ -133,7 +155,7 @@ class RowBuilder {
     } else this.#other(ev, d, legacy, row);
   }
 
-  #message(ev: LogEvent, d: Data, row: (k: string, e?: Partial<NativeRow>, m?: Data) => void) {
+  #message(ev: LogEvent, d: Data, row: RowFn) {
     if (ev.event === "conversation_message") {
       // User rows carry the only copy of the raw text: they render. Assistant rows don't.
       if (d.role === "user" && typeof d.text === "string") {
@@ -148,18 +170,19 @@ class RowBuilder {
     }
     if (!ev.file) return;
     const offset = num(d.model_offset) ?? 0;
-    row("message", {
+    const r = row("message", {
       role: "assistant",
       seq: this.#twinSeq.get(`${ev.file}@${offset}`),
       span: { file: ev.file, offset, len: num(d.model_bytes) ?? null },
     }, { file: ev.file, has_tool_calls: d.has_tool_calls });
+    this.tools.message(ev.turn, r);
   }
 
   #other(
     ev: LogEvent,
     d: Data,
     legacy: boolean,
-    row: (k: string, e?: Partial<NativeRow>, m?: Data) => void,
+    row: RowFn,
   ): void {
     const user = (text: string, more: Data) => row("message", { role: "user", text }, more);
     switch (ev.event) {
@@ -187,30 +210,6 @@ class RowBuilder {
         if (m) user(m[2]!, { provenance: "follow_up", round: Number(m[1]) });
         return;
       }
-      case "command_started":
-        if (typeof d.nonce === "string" && typeof d.exec === "string") {
-          this.#execs.set(d.nonce, d.exec);
-        }
-        return;
-      case "command_finished": {
-        const files: Record<string, string> = {};
-        for (const k of ["stdout_log", "stderr_log", "pty_log"]) {
-          if (str(d[k])) files[k] = d[k] as string;
-        }
-        const exec = typeof d.nonce === "string" ? this.#execs.get(d.nonce) : undefined;
-        const more = pick(d, ["nonce", "exit_code", "duration_ms", "stdout_bytes", "stderr_bytes"]);
-        return void row("command", { text: exec, files }, more);
-      }
-      case "agent_output": {
-        const files: Record<string, string> = {};
-        if (ev.file) files.stdout = ev.file;
-        if (ev.file2) files.stderr = ev.file2;
-        return void row(
-          "command_output",
-          { files },
-          pick(d, ["exit_codes", "stdout_bytes", "stderr_bytes"]),
-        );
-      }
     }
   }
 }
@@ -223,8 +222,9 @@ export function buildNativeRows(
   const { epochAt, canonical } = eraOf(events);
   const b = new RowBuilder(events, o.metaTask, o.createdAtMs);
   events.forEach(({ event, lineNo }, i) =>
-    b.add(event, lineNo, epochAt >= 0 ? i < epochAt : !canonical)
+    b.add(event, lineNo, epochAt >= 0 ? i < epochAt : !canonical, i)
   );
+  b.tools.finish();
   return b.rows;
 }
 

@@ -34,6 +34,9 @@ export type Refusal =
 export interface SafeFile {
   readonly size: number;
   readonly mtimeMs: number;
+  /** Device and inode of the opened file (from fstat): its identity for caches. */
+  readonly dev: number;
+  readonly ino: number;
   /** Reads up to `length` bytes at `offset` (fewer at end of file). */
   read(offset: number, length: number): Promise<Uint8Array>;
   close(): Promise<void>;
@@ -112,6 +115,8 @@ function wrap(handle: FileHandle, st: Stats): SafeFile {
   return {
     size: st.size,
     mtimeMs: st.mtimeMs,
+    dev: st.dev,
+    ino: st.ino,
     async read(offset: number, length: number): Promise<Uint8Array> {
       const buf = new Uint8Array(Math.max(0, length));
       let got = 0;

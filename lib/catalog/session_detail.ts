@@ -7,23 +7,35 @@
  * or degrades to stale/unavailable with the page served exactly as unanchored.
  * entry_index is the anchor's position in the returned entries (outside [0, length)
  * when an explicit offset put it off the page); total_index its position in the full list.
+ * With `q`, the answer also lists every entry of the session that matches the query
+ * (`hits`, see detail_hits.ts), so the client can step to hits outside the loaded page.
  */
-import { decodeLocator, type Locator } from "../message_search/mod.ts";
+import {
+  capText,
+  decodeLocator,
+  type Locator,
+  RECORD_TEXT_CAP_BYTES,
+} from "../message_search/mod.ts";
 import { applyNameOverlays, normalizeName, readNameOverlays } from "../session_log/mod.ts";
 import { externalEntries, loadExternal } from "./external_detail.ts";
 import { externalSummary, nativeSummary } from "./list_sessions.ts";
 import { type Anchor, locateNative } from "./locate_native.ts";
 import { locateExternal } from "./locate_external.ts";
-import { hydrateNative, loadNative, type NativeModel } from "./native_detail.ts";
+import { findHits, hitNeedles } from "./detail_hits.ts";
+import { hydrateNative, loadNative, type NativeModel, nativeShownText } from "./native_detail.ts";
 import { lastEventMs } from "./native_facts.ts";
+import { readPendingQuestion } from "./pending_question.ts";
 import { resolveSessionKey } from "./resolve_key.ts";
 import {
+  type ActivityStatus,
   type CatalogDeps,
   DETAIL_DEFAULT_LIMIT,
   DETAIL_MAX_LIMIT,
   type DetailEntry,
+  ENTRY_TEXT_CAP_BYTES,
   type LocateResult,
   MalformedLocatorError,
+  type PendingQuestion,
   type SessionDetail,
   type SessionSummary,
 } from "./types.ts";
@@ -36,6 +48,8 @@ export interface DetailOptions {
   limit?: number;
   /** The locator JSON itself, or base64url of it. */
   locate?: string | null;
+  /** A search query: the answer lists the indices of every entry matching it (`hits`). */
+  q?: string | null;
 }
 
 /** Decodes a `locate=` value; MalformedLocatorError when it is not a locator. */
@@ -103,7 +117,28 @@ function pageStart(
 
 function toResult(a: Anchor, offset: number): LocateResult {
   if (a.state !== "resolved") return a;
-  return { state: "resolved", entry_index: a.row - offset, total_index: a.row, anchor: a.anchor };
+  const r: LocateResult = {
+    state: "resolved",
+    entry_index: a.row - offset,
+    total_index: a.row,
+    anchor: a.anchor,
+  };
+  if (a.sameMessage) r.same_message = true;
+  return r;
+}
+
+/**
+ * Names the cap beside each cut flag (text_cap_bytes: the detail's own cut; record_cap_bytes:
+ * the index record's), so the view can say "cut at 64 KiB" without owning the constants.
+ */
+function withCaps(entries: DetailEntry[]): DetailEntry[] {
+  for (const e of entries) {
+    const d = e.detail as Record<string, unknown> | undefined;
+    if (!d || typeof d !== "object") continue;
+    if (d.text_truncated === true) d.text_cap_bytes = ENTRY_TEXT_CAP_BYTES;
+    if (d.record_truncated === true) d.record_cap_bytes = RECORD_TEXT_CAP_BYTES;
+  }
+  return entries;
 }
 
 /** Reads one page of a session's detail, optionally anchored on a locator. */
@@ -120,25 +155,43 @@ export async function sessionDetail(
   let total: number;
   let anchor: Anchor | null = null;
   let page: (offset: number) => Promise<DetailEntry[]>;
+  let textAt: (i: number) => Promise<string | undefined> | string | undefined;
+  let pending: PendingQuestion | null | undefined;
+  let activity: ActivityStatus | undefined;
   if (s.source === "intendant") {
     const m = await loadNative(s.dir!);
+    pending = await readPendingQuestion(m.dir, { meta: m.meta });
     session = await nativeSessionSummary(s.session_id, m);
     total = m.rows.length;
     if (loc) anchor = await locateNative(m, loc);
     page = (offset) => hydrateNative(m.dir, m.rows.slice(offset, offset + limit), offset);
+    textAt = (i) => nativeShownText(m.dir, m.rows[i]!);
   } else {
     const m = await loadExternal(d.store, s.key);
+    activity = m.activity;
     session = externalSummary(s.key, m.entry);
     total = m.rows.length;
     if (loc) anchor = locateExternal(m, loc);
     page = (offset) =>
       Promise.resolve(externalEntries(m.rows.slice(offset, offset + limit), offset));
+    textAt = (i) => {
+      const r = m.rows[i]!;
+      return r.kind === "record" ? capText(r.rec.text, ENTRY_TEXT_CAP_BYTES).text : undefined;
+    };
   }
   const named = applyNameOverlays([session], overlays)[0] ?? session;
   session = { ...named, name: normalizeName(named.name) };
   const anchorRow = anchor?.state === "resolved" ? anchor.row : null;
   const offset = pageStart(total, limit, anchorRow, explicit);
-  const out: SessionDetail = { session, entries: await page(offset), offset, total };
+  const out: SessionDetail = { session, entries: withCaps(await page(offset)), offset, total };
   if (anchor) out.locate = toResult(anchor, offset);
+  if (activity) out.activity = activity;
+  if (o.q !== undefined && o.q !== null) {
+    const needles = hitNeedles(o.q);
+    const found = needles ? await findHits(total, needles, textAt) : { hits: [], complete: true };
+    out.hits = found.hits;
+    out.hits_complete = found.complete;
+  }
+  if (pending !== undefined) out.pending_question = pending;
   return out;
 }

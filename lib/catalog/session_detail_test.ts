@@ -9,7 +9,7 @@ import type { DetailEntry } from "./types.ts";
 
 type Detail = Record<string, unknown>;
 
-Deno.test("native detail of a real run: messages, commands with output, approvals, the rollback cut", () =>
+Deno.test("native detail of a real run: messages, the command as a tool call with output, the rollback cut", () =>
   withTempDir(async (root) => {
     const w = await buildCatalogWorld(root, { natives: 0 });
     const { id, dir } = w.runner!;
@@ -17,19 +17,12 @@ Deno.test("native detail of a real run: messages, commands with output, approval
     assert.equal(d.session.key, `intendant:${id}`);
     assert.equal(d.total, d.entries.length);
     const kinds = d.entries.map((e) => e.kind);
-    for (
-      const k of [
-        "session_start",
-        "message",
-        "command_batch",
-        "approval",
-        "command",
-        "command_output",
-        "session_end",
-        "cut",
-      ]
-    ) {
+    for (const k of ["session_start", "message", "session_end", "cut"]) {
       assert.ok(kinds.includes(k), k);
+    }
+    // The command renders once, on its turn's message: no batch/command/output/approval rows.
+    for (const k of ["command_batch", "command", "command_output", "approval"]) {
+      assert.ok(!kinds.includes(k), k);
     }
     assert.equal(kinds.at(-1), "cut", "the offline rollback is the last line");
     // Original ts_ms kept: each entry's ts_ms is its line's.
@@ -46,17 +39,19 @@ Deno.test("native detail of a real run: messages, commands with output, approval
       ["assistant", "The second answer, later rolled back.", true],
       ["assistant", "All done.", true],
     ]);
-    const cmd = d.entries.find((e) => e.kind === "command")!;
-    const out = cmd.detail as { exit_code: number; output: Record<string, { excerpt: string }> };
-    assert.equal(out.exit_code, 0);
-    assert.equal(out.output.stdout_log!.excerpt, `${TOOL_MARK}\n`);
-    assert.equal(out.output.stderr_log!.excerpt, "err-line\n");
-    assert.match(cmd.text!, new RegExp(TOOL_MARK));
-    const turnOut = d.entries.find((e) => e.kind === "command_output")!;
-    assert.equal(
-      (turnOut.detail as { output: Record<string, { excerpt: string }> }).output.stdout!.excerpt,
-      `${TOOL_MARK}\n`,
-    );
+    const withTools = d.entries.filter((e) => e.tools?.length);
+    assert.equal(withTools.length, 1);
+    assert.equal(withTools[0]!.text, "Let me look around the project.");
+    const [call] = withTools[0]!.tools!;
+    assert.equal(call!.name, "shell");
+    assert.equal(call!.input, `echo ${TOOL_MARK}; echo err-line >&2`);
+    assert.equal(call!.exit_code, 0);
+    assert.equal(call!.status, "ok");
+    assert.equal(call!.output.stdout!.excerpt, `${TOOL_MARK}\n`);
+    assert.equal(call!.output.stderr!.excerpt, "err-line\n");
+    assert.equal((call!.detail!.approval as Detail).state, "auto");
+    // Once: not again as agent_input's batch, approvals, or agent_output's stdout.txt.
+    assert.equal(JSON.stringify(d.entries).split(TOOL_MARK).length - 1, 2, "input + stdout");
     // The canonical assistant rows render no entry of their own: one entry per answer.
     assert.equal(events.filter((e) => e.event.event === "conversation_message").length, 4);
     // Paging slices the same list.

@@ -40,11 +40,44 @@ export interface SessionSummary {
   resume_command: string;
 }
 
+/** An output excerpt of a tool call, by label (stdout, stderr, output, pty_log, …). */
+export interface ToolOutput {
+  /** The head of the output, cut at EXCERPT_CAP_BYTES on a character boundary. */
+  excerpt?: string;
+  truncated?: boolean;
+  /** The whole output's size, when known. */
+  bytes?: number;
+  /** Why the output cannot be shown (a refused or missing file). */
+  unavailable?: string;
+}
+
+/**
+ * One tool call of the turn that made it (full-audit replay): the detail view shows it,
+ * output collapsed, under that turn's message — or, for a turn with no prose, under a
+ * `tool_calls` entry of its own. Each call appears once.
+ */
+export interface ToolCallEntry {
+  /** The tool as the agent named it ("shell" for the native runner's commands). */
+  name: string;
+  /** What was asked: the command line, or the arguments as compact JSON; capped at TOOL_INPUT_CAP_BYTES. */
+  input: string;
+  input_truncated?: boolean;
+  ts_ms: number | null;
+  /** ok: a result arrived; error: it reported failure; pending: no result (yet). */
+  status: "ok" | "error" | "pending";
+  exit_code?: number | null;
+  /** Wall time from start to result, when the producer recorded it. */
+  duration_ms?: number;
+  output: Record<string, ToolOutput>;
+  /** Producer-specific facts (native: nonce, pty, approval; exit_codes of a legacy batch). */
+  detail?: Record<string, unknown>;
+}
+
 /** One rendered row of a session detail. */
 export interface DetailEntry {
   /** Position in the FULL entry list (not the page). */
   index: number;
-  /** message | cut | command | command_batch | command_output | approval | steer | question | answer | error | warning | session_start | session_end | log_truncated */
+  /** message | tool_calls | cut | context_snapshot | approval | steer | question | answer | error | warning | session_start | session_end | log_truncated (and, until every producer groups its tools: command | command_batch | command_output) */
   kind: string;
   ts_ms: number | null;
   role?: "user" | "assistant";
@@ -54,12 +87,24 @@ export interface DetailEntry {
   record_id?: string;
   /** 1-based session.jsonl line (native) or source line (external_line records). */
   line?: number;
+  /** The tool calls this entry's turn made (kind message or tool_calls). */
+  tools?: ToolCallEntry[];
   detail?: unknown;
 }
 
 /** How a `locate=` request came out. */
 export type LocateResult =
-  | { state: "resolved"; entry_index: number; total_index: number; anchor: "exact" | "nearest" }
+  | {
+    state: "resolved";
+    entry_index: number;
+    total_index: number;
+    anchor: "exact" | "nearest";
+    /**
+     * A nearest anchor that renders the very same message (a native assistant row's
+     * model_response twin: same span, same text) — the UI says nothing about "closest".
+     */
+    same_message?: boolean;
+  }
   | { state: "stale"; reason: string }
   | { state: "unavailable"; reason: string };
 
@@ -70,6 +115,45 @@ export interface SessionDetail {
   offset: number;
   total: number;
   locate?: LocateResult;
+  /**
+   * With `q`: total indices (ascending) of every entry whose shown text holds every term
+   * of the query (search's fold), at most DETAIL_HITS_MAX of them.
+   */
+  hits?: number[];
+  /** False when DETAIL_HITS_MAX or DETAIL_HITS_SCAN_MAX_BYTES cut the hit scan short. */
+  hits_complete?: boolean;
+  /** Native sessions only: the askHuman question a live session is blocked on, or null. */
+  pending_question?: PendingQuestion | null;
+  /** External sessions only: whether their tool calls could be read from the source files. */
+  activity?: ActivityStatus;
+}
+
+/**
+ * How reading an external session's source files for its tool calls went. The prose
+ * always comes from the index; this says whether the tools shown beside it are complete.
+ */
+export interface ActivityStatus {
+  /**
+   * ok: every source file was read whole; partial: some were refused, missing or cut at
+   * the read cap (`files` says which); unavailable: none could be read, no tool calls shown.
+   */
+  state: "ok" | "partial" | "unavailable";
+  /** Why not ok, in a sentence. */
+  reason?: string;
+  /** Per source file (path relative to the tool's home, as locators name it). */
+  files: { file: string; state: "ok" | "truncated" | "unavailable"; reason?: string }[];
+  /** Lines not read across the files, by reason (malformed_line, oversized_line, torn_tail, orphan_result). */
+  skipped: Record<string, number>;
+}
+
+/** A question a live native session waits on (`human_question`), answered by POST …/answer. */
+export interface PendingQuestion {
+  question_id: string;
+  /** Capped at ENTRY_TEXT_CAP_BYTES; "" when the file was too large to parse. */
+  question: string;
+  question_truncated?: boolean;
+  /** When it was asked (the question file's mtime). */
+  asked_ms: number;
 }
 
 /** One Deep Search hit. `ranges` are byte offsets into `snippet` (UTF-8). */
@@ -112,3 +196,9 @@ export const LIST_MAX_LIMIT = 1000;
 export const ENTRY_TEXT_CAP_BYTES = 64 * 1024;
 /** Longest stdout/stderr excerpt a command entry carries. */
 export const EXCERPT_CAP_BYTES = 8 * 1024;
+/** Longest tool-call input (command line or JSON arguments) an entry carries. */
+export const TOOL_INPUT_CAP_BYTES = 4 * 1024;
+/** Most hit indices a detail answer lists for `q`. */
+export const DETAIL_HITS_MAX = 1000;
+/** Most entry text (bytes) one hit scan reads; a longer session answers hits_complete: false. */
+export const DETAIL_HITS_SCAN_MAX_BYTES = 64 * 1024 * 1024;

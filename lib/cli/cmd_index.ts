@@ -1,18 +1,21 @@
 /**
  * `intendant index [--json]`: runs one message-index sweep now (after startup
- * maintenance: GC and generation verification) and prints coverage per source.
+ * maintenance: GC, generation verification and the trash GC) and prints coverage per
+ * source.
  */
 import { resolveConfig } from "../config.ts";
 import {
-  buildCoverage,
   type Coverage,
   createMessageIndex,
+  indexerCoverage,
   type SweepReport,
 } from "../message_search/mod.ts";
+import { gcTrash } from "../catalog/mod.ts";
 import { boolFlag, parseArgs } from "./parse_args.ts";
 import type { CliIo, Command } from "./io.ts";
 import { EXIT_OK } from "./exit_codes.ts";
 import { progressLine } from "./progress.ts";
+import { stringifyTerminalSafe, terminalSafe } from "../text/mod.ts";
 
 export const indexCommand: Command = {
   name: "index",
@@ -24,16 +27,19 @@ export const indexCommand: Command = {
     const progress = progressLine(io.stderr, { isTty: io.isTty });
     const { store, indexer } = await createMessageIndex(cfg, { onProgress: progress.onProgress });
     await indexer.startup();
+    // Trash entries past their keep time go with the rest of the startup maintenance; a
+    // failure to remove one must not cost the sweep.
+    await gcTrash({ stateRoot: cfg.stateRoot }).catch((err) =>
+      io.stderr(`intendant: trash cleanup failed: ${terminalSafe((err as Error).message)}\n`)
+    );
     const report = await indexer.sweep();
     progress.done();
-    const coverage = buildCoverage(await store.readManifest(), {
-      ready: indexer.ready,
+    const coverage = indexerCoverage(await store.readManifest(), {
+      indexer,
       windowDays: cfg.messageSearch.windowDays,
-      lastSweepAtMs: indexer.lastSweepAtMs,
       lastReport: report,
-      unpublished: indexer.unpublishedSkips(),
     });
-    if (boolFlag(args, "json")) io.stdout(JSON.stringify({ report, coverage }, null, 2) + "\n");
+    if (boolFlag(args, "json")) io.stdout(stringifyTerminalSafe({ report, coverage }) + "\n");
     else io.stdout(formatCoverage(coverage, report, cfg.messageSearch.storeRoot));
     return EXIT_OK;
   },
@@ -68,7 +74,8 @@ export function formatCoverage(c: Coverage, r: SweepReport, storeRoot: string): 
     ]);
     const reasons = Object.entries(s.skipped).map(([k, n]) => `${k} ${n}`).join(", ");
     if (reasons) notes.push(`  ${src} skipped: ${reasons}`);
-    for (const e of s.errors) notes.push(`  ${src} error: ${e}`);
+    // Source errors quote paths and parser messages from the agent homes: untrusted text.
+    for (const e of s.errors) notes.push(`  ${src} error: ${terminalSafe(e)}`);
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
   const table = rows.map((row) =>
@@ -77,5 +84,7 @@ export function formatCoverage(c: Coverage, r: SweepReport, storeRoot: string): 
   const window = c.window_days === null ? "forever" : `${c.window_days} days`;
   return `${table}\n${
     notes.length ? notes.join("\n") + "\n" : ""
-  }swept in ${r.durationMs} ms; revision ${c.revision}; window ${window}; store ${storeRoot}\n`;
+  }swept in ${r.durationMs} ms; revision ${c.revision}; window ${window}; store ${
+    terminalSafe(storeRoot)
+  }\n`;
 }

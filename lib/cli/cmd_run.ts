@@ -14,12 +14,14 @@ import {
   installCrashHook,
   installDaemonLogTee,
   mostRecentForProject,
+  normalizeName,
   registerCrashLog,
   type SessionLogOptions,
 } from "../session_log/mod.ts";
 import {
   createMockProvider,
   loadMockScript,
+  mockScriptHelp,
   type Relationship,
   resumeSession,
   runRound,
@@ -30,9 +32,15 @@ import { boolFlag, numberFlag, parseArgs, stringFlag } from "./parse_args.ts";
 import type { CliIo, Command } from "./io.ts";
 import { EXIT_OK, EXIT_SESSION_FAILED } from "./exit_codes.ts";
 
+// The script format is rendered from the script schema (lib/runner/mock_script.ts), so the
+// help cannot drift from what the parser accepts.
 const USAGE = `intendant run [--provider mock] [--mock-script FILE] [--log-file DIR] [--project DIR]
               [--name NAME] [--continue | --resume ID_OR_PREFIX]
-              [--parent ID --relationship side|subagent|fork] [--context-window TOKENS] TASK`;
+              [--parent ID --relationship side|subagent|fork] [--context-window TOKENS] TASK
+
+Without --mock-script the mock answers from the task: it runs \`pwd\`, then says "Done.".
+
+${mockScriptHelp().trimEnd()}`;
 
 const RELATIONSHIPS: Relationship[] = ["side", "subagent", "fork"];
 
@@ -112,14 +120,14 @@ export const runCommandCli: Command = {
         provider,
         task,
         contextWindow,
-        name: stringFlag(args, "name"),
+        name: normalizeName(stringFlag(args, "name")),
       })
       : await startSession({
         logOptions,
         provider,
         task,
         projectRoot,
-        name: stringFlag(args, "name"),
+        name: normalizeName(stringFlag(args, "name")),
         parent,
         contextWindow,
         pins: { mock_script: scriptPath ? resolve(cfg.cwd, scriptPath) : null },
@@ -147,6 +155,7 @@ export const runCommandCli: Command = {
         task,
         projectRoot: log.meta.project_root,
         signal: abort.signal,
+        notify: (l) => io.stderr(l + "\n"),
       });
     } catch (err) {
       log.error(`Session failed: ${err instanceof Error ? err.message : String(err)}`);

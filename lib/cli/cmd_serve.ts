@@ -1,14 +1,25 @@
 /**
  * `intendant serve` (the default command): serves the dashboard and the API on
- * 127.0.0.1, runs the indexer, prints the tokenized URL, and shuts down cleanly on
- * SIGINT/SIGTERM (daemon.json removed, indexer stopped).
+ * 127.0.0.1, runs the indexer, and shuts down cleanly on SIGINT/SIGTERM (daemon.json
+ * removed, indexer stopped). It says what it is doing: the tokenized URL (persisted, so
+ * it survives restarts), one line per source (found or absent, and the variable that
+ * points it elsewhere), the first backfill's progress on stderr (in place on a TTY; off a
+ * TTY a plain line every PLAIN_PROGRESS_MS once it runs long), and a line when the first
+ * sweep is done. Later sweeps are silent.
  */
 import { resolveConfig } from "../config.ts";
-import { startDaemon } from "../server/mod.ts";
+import { sourceLocations } from "../message_search/mod.ts";
+import { displayPath, startDaemon } from "../server/mod.ts";
+import { terminalSafe } from "../text/mod.ts";
+import { progressLine } from "./progress.ts";
+import { firstSweepLine, sourceLines } from "./serve_lines.ts";
 import { numberFlag, parseArgs } from "./parse_args.ts";
 import type { CliIo, Command } from "./io.ts";
 import { EXIT_OK } from "./exit_codes.ts";
 import { UI_BUNDLE } from "../../ui/gen/bundle.ts";
+
+/** Off a TTY: the first plain progress line after this long, then one per period. */
+const PLAIN_PROGRESS_MS = 10_000;
 
 export const serveCommand: Command = {
   name: "serve",
@@ -21,6 +32,14 @@ export const serveCommand: Command = {
       throw new RangeError(`Invalid --port "${port}": expected 0-65535`);
     }
     const cfg = resolveConfig(io.env, { cwd: io.cwd, port });
+    // Looked up before the daemon starts: its first sweep's progress lines follow these.
+    const locations = await sourceLocations(cfg);
+    const progress = progressLine(io.stderr, {
+      isTty: io.isTty,
+      afterMs: io.isTty ? 750 : PLAIN_PROGRESS_MS,
+      plainEveryMs: PLAIN_PROGRESS_MS,
+    });
+    let firstDone = false;
     // Signals are taken before the daemon starts: daemon.json appears inside startDaemon,
     // and a SIGTERM landing between that and a later listener killed the process outright
     // (exit 143, daemon.json left behind for the next client to trip over).
@@ -37,9 +56,20 @@ export const serveCommand: Command = {
         logger: (l) => io.stderr(l + "\n"),
         // The dashboard is compiled into the program (build.ts): no UI file is read at run time.
         ui: UI_BUNDLE,
+        onProgress: (p) => {
+          if (!firstDone) progress.onProgress(p);
+        },
+        onFirstSweep: (r) => {
+          firstDone = true;
+          progress.done();
+          if (r.ok) io.stdout(firstSweepLine(r.report, r.coverage));
+        },
       });
       io.stdout(
-        `Intendant is serving ${daemon.url}\nOpen: ${daemon.url}?token=${daemon.token}\n(the token is also in ${cfg.daemonJsonPath})\n`,
+        `Intendant is serving ${daemon.url}\nOpen: ${daemon.url}?token=${daemon.token}\n` +
+          `(this link survives restarts; \`intendant url\` prints it again, also from ${
+            terminalSafe(displayPath(cfg.daemonJsonPath, cfg.home))
+          })\n` + sourceLines(locations),
       );
       if (stopRequested) void daemon.shutdown();
       await daemon.finished;

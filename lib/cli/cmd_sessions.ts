@@ -1,6 +1,7 @@
 /**
  * `intendant sessions [QUERY]`: native and external sessions, newest first, with names
- * (meta and overlay), source, project and the resume command.
+ * (meta and overlay), source, project and the resume command. Every listed string may come
+ * from a transcript (titles, projects, ids, names): printed through lib/text only.
  */
 import { resolveConfig } from "../config.ts";
 import { createMessageIndex, type Source, SOURCES } from "../message_search/mod.ts";
@@ -9,6 +10,12 @@ import { InvalidInputError } from "../errors.ts";
 import { boolFlag, numberFlag, parseArgs, stringFlag } from "./parse_args.ts";
 import type { CliIo, Command } from "./io.ts";
 import { EXIT_OK } from "./exit_codes.ts";
+import { stringifyTerminalSafe, terminalSafe } from "../text/mod.ts";
+
+/** A listed field as one terminal-safe line ("" when absent). */
+function safe(v: string | null | undefined): string {
+  return terminalSafe(v ?? "");
+}
 
 export const sessionsCommand: Command = {
   name: "sessions",
@@ -37,18 +44,20 @@ export const sessionsCommand: Command = {
       q: args.positionals.join(" ") || undefined,
     });
     if (boolFlag(args, "json")) {
-      io.stdout(JSON.stringify(r, null, 2) + "\n");
+      io.stdout(stringifyTerminalSafe(r) + "\n");
       return EXIT_OK;
     }
     for (const s of r.sessions) {
       const when = s.updated_ms
         ? new Date(s.updated_ms).toISOString().slice(0, 16).replace("T", " ")
         : "-";
-      io.stdout(`${when}  ${s.source.padEnd(11)} ${s.session_id}  ${s.name ?? s.title ?? ""}\n`);
       io.stdout(
-        `    ${s.project ?? ""}${
-          s.status ? `  [${s.status}]` : ""
-        }  ${s.message_count} messages  resume: ${s.resume_command}\n`,
+        `${when}  ${safe(s.source).padEnd(11)} ${safe(s.session_id)}  ${safe(s.name ?? s.title)}\n`,
+      );
+      io.stdout(
+        `    ${safe(s.project)}${
+          s.status ? `  [${safe(s.status)}]` : ""
+        }  ${s.message_count} messages  resume: ${safe(s.resume_command)}\n`,
       );
     }
     io.stdout(

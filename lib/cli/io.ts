@@ -14,6 +14,10 @@ export interface CliIo {
   stderr: (text: string) => void;
   /** Whether stderr is a terminal (progress lines only then). */
   isTty: boolean;
+  /** Whether stdin is a terminal: interactive questions (a delete's confirmation) only then. @default false */
+  stdinIsTty?: boolean;
+  /** Reads one line of stdin without its line end; null at end of input. @default no input */
+  readLine?: () => Promise<string | null>;
   /** Process exit for the crash hook. @default no-op in tests */
   exit?: (code: number) => void;
 }

@@ -9,7 +9,11 @@ import { runCommandCli } from "./cmd_run.ts";
 import { ctlCommand } from "./cmd_ctl.ts";
 import { indexCommand } from "./cmd_index.ts";
 import { deleteCommand } from "./cmd_delete.ts";
+import { trashCommand } from "./cmd_trash.ts";
+import { restoreCommand } from "./cmd_restore.ts";
 import { serveCommand } from "./cmd_serve.ts";
+import { urlCommand } from "./cmd_url.ts";
+import { tokenCommand } from "./cmd_token.ts";
 import { searchCommand } from "./cmd_search.ts";
 import { sessionsCommand } from "./cmd_sessions.ts";
 
@@ -23,12 +27,16 @@ export const VERSION = "0.1.0";
 /** The subcommands, in help order. */
 export const COMMANDS: readonly Command[] = [
   serveCommand,
+  urlCommand,
+  tokenCommand,
   searchCommand,
   sessionsCommand,
   indexCommand,
   runCommandCli,
   ctlCommand,
   deleteCommand,
+  trashCommand,
+  restoreCommand,
 ];
 
 function helpText(): string {

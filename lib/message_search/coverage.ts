@@ -36,6 +36,28 @@ export const LEGACY_MATRIX: Coverage["legacy"] = {
     'Sessions written before the message lane (pre-2026-07): askHuman answers were never persisted; follow-ups are reconstructed from "Round N follow-up:" info lines.',
 };
 
+/** What {@link indexerCoverage} reads of an indexer. */
+export interface IndexerState {
+  readonly ready: boolean;
+  readonly lastSweepAtMs: number | null;
+  readonly lastReport: SweepReport | null;
+  unpublishedSkips(): Partial<Record<Source, Record<string, number>>>;
+}
+
+/** Coverage of `manifest` as `indexer` last left it: the one wiring every edge uses. */
+export function indexerCoverage(
+  manifest: Manifest,
+  o: { indexer: IndexerState; windowDays: number | null; lastReport?: SweepReport | null },
+): Coverage {
+  return buildCoverage(manifest, {
+    ready: o.indexer.ready,
+    windowDays: o.windowDays,
+    lastSweepAtMs: o.indexer.lastSweepAtMs,
+    lastReport: o.lastReport ?? o.indexer.lastReport,
+    unpublished: o.indexer.unpublishedSkips(),
+  });
+}
+
 /** Builds coverage from a manifest and the indexer's state. */
 export function buildCoverage(
   manifest: Manifest,

@@ -53,11 +53,14 @@ export interface IndexerOptions {
   onProgress?: (p: SweepProgress) => void;
 }
 
-/** Live progress of a sweep (for a TTY progress line). */
+/** Live progress of a sweep, per source (the CLI's progress line, the coverage endpoint). */
 export interface SweepProgress {
   source: Source;
+  /** Session units (transcript files) of this source met so far. */
   files: number;
+  /** Sessions of this source published so far (publishing is batched: this lags). */
   sessions: number;
+  /** Records of this source extracted so far this sweep, published or still pending. */
   records: number;
   elapsedMs: number;
 }
@@ -274,18 +277,20 @@ export class Indexer {
         continue;
       }
       const seen = new Set<string>();
+      let extracted = 0;
       for (const unit of units) {
         if (seen.has(unit.key)) continue;
         seen.add(unit.key);
         discovered.push(unit);
         s.units++;
-        this.#progress(ex.source, s, started);
+        this.#progress(ex.source, s, extracted, started);
         if (manifest.tombstones[unit.key] !== undefined) continue;
         try {
           const u = await this.#extractUnit(ex, unit, manifest.sessions[unit.key], s);
           if (u) {
             updates.push(u);
             for (const r of u.segment?.records ?? []) pendingUnits += r.text.length;
+            extracted += u.segment?.records.length ?? 0;
           }
         } catch (err) {
           // B14: one unreadable source never aborts the sweep.
@@ -293,6 +298,8 @@ export class Indexer {
         }
         if (pendingUnits >= this.#o.publishBatchUnits) await flush(false);
       }
+      // The source's final counts (also for a source with nothing to read).
+      this.#progress(ex.source, s, extracted, started);
       for (const [key, entry] of Object.entries(manifest.sessions)) {
         if (entry.source !== ex.source || seen.has(key) || entry.source_gone) continue;
         updates.push({
@@ -458,12 +465,12 @@ export class Indexer {
     return d === null ? null : this.#o.now() - d * 86_400_000;
   }
 
-  #progress(source: Source, s: SourceSweep, started: number): void {
+  #progress(source: Source, s: SourceSweep, extracted: number, started: number): void {
     this.#o.onProgress?.({
       source,
       files: s.units,
       sessions: s.published,
-      records: s.recordsAdded,
+      records: extracted,
       elapsedMs: this.#o.now() - started,
     });
   }

@@ -3,9 +3,15 @@
  * then steers) at the boundary, ask the provider, log reasoning and prose (through the
  * message lane), run commands (approvals auto-granted: headless), ask the human and wait,
  * end the turn. The conversation and the log are written in lockstep: every message that
- * gets a seq is appended to conversation.jsonl before its lane row is emitted.
+ * gets a seq is appended to conversation.jsonl before its lane row is emitted. A blocked
+ * askHuman is announced on `notify` as ONE line (the question made terminal-safe and cut
+ * to QUESTION_NOTICE_MAX_CHARS, and the exact `intendant ctl answer` command), printed
+ * once the question file and the "waiting" status are in place, so the command works the
+ * moment it is read.
  */
+import { shellQuote } from "../catalog/mod.ts";
 import type { Conversation } from "../conversation/mod.ts";
+import { terminalSafe } from "../text/mod.ts";
 import type { SessionLog } from "../session_log/mod.ts";
 import { applyRollback, takeRequests, waitForAnswer, writeQuestion } from "./control.ts";
 import type { Provider } from "./provider.ts";
@@ -23,6 +29,24 @@ export interface RoundOptions {
   pollMs?: number;
   /** Safety stop for runaway scripts. @default 200 */
   maxTurns?: number;
+  /** Where one-line operator notices go (stderr in `intendant run`). @default no-op */
+  notify?: (line: string) => void;
+}
+
+/** Longest question shown in the blocked-on-askHuman notice (code points). */
+export const QUESTION_NOTICE_MAX_CHARS = 200;
+
+/** The one line `intendant run` prints when it blocks on askHuman. */
+export function askHumanNotice(sessionId: string, question: string): string {
+  const chars = Array.from(terminalSafe(question).trim());
+  const shown = chars.length > QUESTION_NOTICE_MAX_CHARS
+    ? chars.slice(0, QUESTION_NOTICE_MAX_CHARS - 1).join("") + "…"
+    : chars.join("");
+  const id = shellQuote(terminalSafe(sessionId));
+  // "…" is the placeholder the resume command uses too: quoted, so pasting the line
+  // unedited answers "…" rather than running shell syntax.
+  return `intendant: session ${id} is waiting for an answer to "${shown}" — run: ` +
+    `intendant ctl answer ${id} "…"`;
 }
 
 export type RoundOutcome = "completed" | "interrupted";
@@ -100,6 +124,7 @@ async function askHuman(
   log.humanQuestion(turn, questionId, question);
   writeQuestion(log.dir, questionId, question);
   await log.updateMeta({ status: "waiting" });
+  o.notify?.(askHumanNotice(log.sessionId, question));
   const answer = await waitForAnswer(log.dir, questionId, { signal: o.signal, pollMs: o.pollMs });
   if (answer === null) return false;
   await log.updateMeta({ status: "running" });

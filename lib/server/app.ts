@@ -1,9 +1,11 @@
 /**
  * createApp(deps) → the Hono application: the declared route table, the security
  * middleware (Host allowlist, token, Origin, security headers, no-store on the API) and
- * the one onError. Handlers are thin: they validate parameters with zod and call the
- * catalog, the search engine or the indexer. Nothing here logs request lines or query
- * strings (q is never logged).
+ * the one onError. `/` serves the dashboard only to a valid cookie (or bearer); anyone
+ * else, and a wrong `?token=`, gets the token page (token_page.ts) with status 401, and
+ * every API 401 carries the same help as JSON. Handlers are thin: they validate parameters
+ * with zod and call the catalog, the search engine or the indexer. Nothing here logs
+ * request lines or query strings (q is never logged).
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
@@ -19,11 +21,15 @@ import {
 import { SearchGate } from "./search_gate.ts";
 import { type RouteDeps, ROUTES } from "./routes.ts";
 import { landingPage } from "./landing.ts";
+import { dashboardCss, tokenHelp, tokenPage, type TokenProblem } from "./token_page.ts";
 
 /** Everything the app needs, injected (tests pass real components on temp dirs). */
 export type AppDeps = RouteDeps & {
-  token: string;
+  /** The token, or a function answering the current one (the daemon follows rotations). */
+  token: string | (() => string);
   port: number;
+  /** daemon.json as the user would type it (`~/…`), named by the 401 page and body. */
+  daemonJsonDisplay?: string;
   /** The bundled dashboard; without it `/` serves the API landing page. */
   ui?: { html: string; js: string };
   logger?: (line: string) => void;
@@ -45,6 +51,16 @@ export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   const gate = deps.gate ?? new SearchGate(2);
   const routeDeps: RouteDeps = { ...deps, gate };
+  const currentToken = typeof deps.token === "function" ? deps.token : () => deps.token as string;
+  const css = dashboardCss(deps.ui?.html);
+  const help = (reason: TokenProblem) => tokenHelp(reason, deps.daemonJsonDisplay ?? null);
+  // The page a visitor without a valid token gets instead of the app (which would mount,
+  // say "Loading…" and fail every request).
+  const denied = (c: Context, reason: TokenProblem) => {
+    c.header("Content-Security-Policy", CSP);
+    c.header("Cache-Control", "no-store");
+    return c.html(tokenPage(help(reason), css), 401);
+  };
 
   app.use("*", async (c, next) => {
     if (!hostAllowed(c.req.header("host"), deps.port)) {
@@ -59,12 +75,9 @@ export function createApp(deps: AppDeps): Hono {
 
   app.use("/api/*", async (c, next) => {
     c.header("Cache-Control", "no-store");
-    if (!tokenMatches(presentedToken(c.req.raw.headers), deps.token)) {
-      return c.json({
-        error: "unauthorized",
-        message:
-          "Open the tokenized URL printed by `intendant serve`, or send Authorization: Bearer <token>",
-      }, 401);
+    const given = presentedToken(c.req.raw.headers);
+    if (!tokenMatches(given, currentToken())) {
+      return c.json(help(given ? "invalid" : "missing"), 401);
     }
     const stateChanging = c.req.method !== "GET" && c.req.method !== "HEAD";
     if (
@@ -79,13 +92,16 @@ export function createApp(deps: AppDeps): Hono {
 
   app.get("/", (c) => {
     const given = c.req.query("token");
+    const token = currentToken();
     if (given !== undefined) {
-      if (!tokenMatches(given, deps.token)) return c.text("Invalid token", 401);
+      if (!tokenMatches(given, token)) return denied(c, "invalid");
       // Trade the URL token for a cookie, and get it out of the address bar and history.
-      c.header("Set-Cookie", `${TOKEN_COOKIE}=${deps.token}; HttpOnly; SameSite=Strict; Path=/`);
+      c.header("Set-Cookie", `${TOKEN_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/`);
       c.header("Cache-Control", "no-store");
       return c.redirect("/", 303);
     }
+    const presented = presentedToken(c.req.raw.headers);
+    if (!tokenMatches(presented, token)) return denied(c, presented ? "invalid" : "missing");
     c.header("Content-Security-Policy", CSP);
     c.header("Cache-Control", "no-store");
     return c.html(deps.ui?.html ?? landingPage(ROUTES));

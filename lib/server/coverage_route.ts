@@ -4,10 +4,22 @@
  * rebuild it each time. The search route appends it to every page, AFTER the engine's
  * response budget was applied, so its size is bounded here (error messages clipped) and
  * reserved out of the page budget: page + coverage stays under the 256 KiB response cap
- * (reliability-plan D10).
+ * (reliability-plan D10). `/api/coverage` alone adds two live parts that are not cached
+ * and never ride on a search page: the sweep in progress while the index is building
+ * (files and messages per source, sweep_progress.ts), and where each source is looked for
+ * (so an empty index can say where it looked and which variable points it elsewhere).
  */
-import { buildCoverage, type Coverage } from "../message_search/mod.ts";
+import { type Coverage, indexerCoverage, type SourceLocation } from "../message_search/mod.ts";
 import type { RouteDeps } from "./routes.ts";
+import type { SweepProgressView } from "./sweep_progress.ts";
+
+/** What `/api/coverage` answers: the coverage block plus its live parts. */
+export type CoverageView = Coverage & {
+  /** The first sweep's progress while `state` is building; null once ready or unknown. */
+  sweep_progress: SweepProgressView | null;
+  /** Where each source is looked for; empty when the server was not told. */
+  locations: SourceLocation[];
+};
 
 /** The search response cap (reliability-plan D10): page plus coverage block. */
 export const SEARCH_RESPONSE_CAP_BYTES = 256 * 1024;
@@ -29,13 +41,7 @@ export async function coverageFor(d: RouteDeps): Promise<Coverage> {
   const m = await d.store.readManifest();
   const key = `${d.store.root}\0${m.revision}\0${d.indexer.lastSweepAtMs}\0${d.indexer.ready}`;
   if (cache?.key === key) return cache.value;
-  const value = buildCoverage(m, {
-    ready: d.indexer.ready,
-    windowDays: d.windowDays,
-    lastSweepAtMs: d.indexer.lastSweepAtMs,
-    lastReport: d.indexer.lastReport,
-    unpublished: d.indexer.unpublishedSkips(),
-  });
+  const value = indexerCoverage(m, { indexer: d.indexer, windowDays: d.windowDays });
   boundErrors(value);
   cache = { key, value };
   return value;
@@ -54,4 +60,14 @@ function boundErrors(c: Coverage): void {
     if (most.errors.length === 0) break;
     most.errors.pop();
   }
+}
+
+/** The `/api/coverage` answer. */
+export async function coverageView(d: RouteDeps): Promise<CoverageView> {
+  const c = await coverageFor(d);
+  return {
+    ...c,
+    sweep_progress: c.state === "building" ? d.sweepProgress?.() ?? null : null,
+    locations: (await d.locations?.()) ?? [],
+  };
 }

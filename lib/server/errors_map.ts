@@ -52,5 +52,9 @@ export function mapError(err: unknown): { status: number; body: Record<string, u
       body: { error: "forbidden", message: "Refused: outside the session directory" },
     };
   }
+  // A restore whose target directory exists already (trash_restore.ts): nothing moved.
+  if (err instanceof Deno.errors.AlreadyExists) {
+    return { status: 409, body: { error: "conflict", message: err.message } };
+  }
   return { status: 500, body: { error: "internal", message: "Internal error" } };
 }

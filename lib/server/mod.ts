@@ -10,8 +10,23 @@ export { SearchGate } from "./search_gate.ts";
 export { allowedHosts, allowedOrigins, newToken, TOKEN_COOKIE, tokenMatches } from "./security.ts";
 export { loadCursorKey, startDaemon } from "./daemon.ts";
 export {
+  loadOrCreateToken,
+  readTokenFile,
+  rotateToken,
+  TOKEN_FILE_NAME,
+  TOKEN_RECHECK_MS,
+  tokenFilePath,
+} from "./token_file.ts";
+export type { TokenRead } from "./token_file.ts";
+export { displayPath, URL_COMMAND } from "./token_page.ts";
+export type { TokenHelp } from "./token_page.ts";
+export type { CoverageView } from "./coverage_route.ts";
+export type { SweepProgressView } from "./sweep_progress.ts";
+export { readDaemonFile } from "./daemon_file.ts";
+export type { DaemonFile } from "./daemon_file.ts";
+export {
   COVERAGE_RESERVE_BYTES,
   SEARCH_PAGE_BUDGET_BYTES,
   SEARCH_RESPONSE_CAP_BYTES,
 } from "./coverage_route.ts";
-export type { Daemon, DaemonOptions } from "./daemon.ts";
+export type { Daemon, DaemonOptions, FirstSweep } from "./daemon.ts";

@@ -35,6 +35,7 @@ export const MessageSearchParams = z.object({
   project: z.string().max(500).optional(),
   since: time.optional(),
   until: time.optional(),
+  complete: bool.optional(),
 }).strict();
 
 export const SessionListParams = z.object({
@@ -48,6 +49,8 @@ export const DetailParams = z.object({
   offset: int(0, 100_000_000).optional(),
   limit: int(1, 1000).optional(),
   locate: z.string().max(1_048_576).optional(),
+  /** The query whose hits the answer lists (same limit as message search's q). */
+  q: z.string().max(1000).optional(),
 }).strict();
 
 export const ReplayParams = z.object({
@@ -64,6 +67,23 @@ export const DeepSearchParams = z.object({
 }).strict();
 
 export const RenameBody = z.object({ name: z.string().max(10_000).nullable() }).strict();
+
+/** Longest answer or steer text accepted (a pasted log excerpt fits; a runaway paste does not). */
+export const CONTROL_TEXT_MAX_CHARS = 100_000;
+const controlText = z.string().max(CONTROL_TEXT_MAX_CHARS).refine((t) => t.trim().length > 0, {
+  message: "must not be empty",
+});
+
+/** POST /api/session/{id}/answer; `question_id` (optional) guards against answering a newer question. */
+export const AnswerBody = z.object({
+  text: controlText,
+  question_id: z.string().min(1).max(200).optional(),
+}).strict();
+
+export const SteerBody = z.object({ text: controlText }).strict();
+
+export const RollbackBody = z.object({ to_seq: z.number().int().min(0).max(1_000_000_000) })
+  .strict();
 
 /** Parses URLSearchParams against a schema (single-valued params). */
 export function parseQuery<T extends z.ZodType>(schema: T, url: URL): z.infer<T> {

@@ -6,7 +6,13 @@
  */
 import type { Context } from "hono";
 import { stream as honoStream } from "hono/streaming";
-import type { Indexer, SearchRequest, SearchResponse, Store } from "../message_search/mod.ts";
+import type {
+  Indexer,
+  SearchRequest,
+  SearchResponse,
+  SourceLocation,
+  Store,
+} from "../message_search/mod.ts";
 import { QUERY_REFRESH_MS } from "../message_search/mod.ts";
 import {
   type CatalogDeps,
@@ -19,18 +25,25 @@ import {
 import { InvalidInputError } from "../errors.ts";
 import { renameNativeSession, replaySession, setOverlayName } from "../session_log/mod.ts";
 import {
+  AnswerBody,
   DeepSearchParams,
   DetailParams,
   MessageSearchParams,
   parseQuery,
   RenameBody,
   ReplayParams,
+  RollbackBody,
   SessionListParams,
+  SteerBody,
   StreamParams,
 } from "./params.ts";
 import type { SearchGate } from "./search_gate.ts";
 import { liveStream } from "./live_stream.ts";
-import { coverageFor } from "./coverage_route.ts";
+import { coverageFor, coverageView } from "./coverage_route.ts";
+import type { SweepProgressView } from "./sweep_progress.ts";
+import { answerRoute, rollbackRoute, steerRoute } from "./control_route.ts";
+import { deleteRoute, restoreRoute, trashListRoute } from "./trash_route.ts";
+import { TRASH_KEEP_DAYS, type TrashDeps } from "../catalog/mod.ts";
 
 /** What handlers may use. */
 export interface RouteDeps {
@@ -42,8 +55,12 @@ export interface RouteDeps {
   >;
   store: Store;
   catalog: CatalogDeps;
-  /** Tombstones the shard, then removes the session directory. */
-  deleteNative(sessionId: string, dir: string): Promise<void>;
+  /** The trash: delete moves a native session there (tombstone first), restore brings it back. */
+  trash: TrashDeps;
+  /** The sweep in progress, per source (the coverage endpoint shows it while building). */
+  sweepProgress?: () => SweepProgressView | null;
+  /** Where each source is looked for (an empty index says so). */
+  locations?: () => Promise<SourceLocation[]>;
   gate?: SearchGate;
 }
 
@@ -74,6 +91,7 @@ async function messageSearch(c: Context, d: RouteDeps): Promise<Response> {
       project: p.project,
       since: p.since,
       until: p.until,
+      complete: p.complete,
     });
     return { ...res, coverage: await coverageFor(d) };
   });
@@ -92,6 +110,13 @@ function idParam(c: Context): string {
     throw new InvalidInputError(`Invalid session id`);
   }
   return id;
+}
+
+/** The request's JSON body; a body that is not JSON is a 400 naming the expected shape. */
+function jsonBody(c: Context, shape: string): Promise<unknown> {
+  return c.req.json().catch(() => {
+    throw new InvalidInputError(`Expected a JSON body ${shape}`);
+  });
 }
 
 async function nativeDir(c: Context, d: RouteDeps): Promise<{ sessionId: string; dir: string }> {
@@ -128,7 +153,7 @@ export const ROUTES: readonly RouteDef[] = [
     operation: "api_sessions_message_search",
     body: "none",
     summary:
-      "full-text search over every agent's messages (q, limit, cursor, include_superseded, source, role, project, since, until)",
+      "full-text search over every agent's messages (q, limit, cursor, include_superseded, source, role, project, since, until, complete)",
     handler: messageSearch,
   },
   {
@@ -161,8 +186,9 @@ export const ROUTES: readonly RouteDef[] = [
     path: "/api/coverage",
     operation: "api_coverage",
     body: "none",
-    summary: "what the message index holds, per source (building until the first sweep)",
-    handler: async (c, d) => c.json(await coverageFor(d)),
+    summary:
+      "what the message index holds, per source (building until the first sweep, with its progress), and where each source is looked for",
+    handler: async (c, d) => c.json(await coverageView(d)),
   },
   {
     method: "GET",
@@ -170,7 +196,7 @@ export const ROUTES: readonly RouteDef[] = [
     operation: "api_session_detail",
     body: "none",
     summary:
-      "paged session detail; ?locate=<locator> centers the page on a hit (resolved | stale | unavailable)",
+      "paged session detail; ?locate=<locator> centers the page on a hit (resolved | stale | unavailable); ?q=<query> lists every matching entry's index (hits)",
     handler: async (c, d) => {
       const p = parseQuery(DetailParams, new URL(c.req.url));
       const s = await resolveSessionKey(d.catalog, idParam(c));
@@ -179,6 +205,7 @@ export const ROUTES: readonly RouteDef[] = [
           offset: p.offset,
           limit: p.limit,
           locate: p.locate ?? null,
+          q: p.q ?? null,
         }),
       );
     },
@@ -210,7 +237,8 @@ export const ROUTES: readonly RouteDef[] = [
     path: "/api/session/:id/stream",
     operation: "api_session_stream",
     body: "none",
-    summary: "live Server-Sent Events of a native session's new events (from_line, Last-Event-ID)",
+    summary:
+      "live Server-Sent Events of a native session's new events (from_line, Last-Event-ID) and its status changes (event: status)",
     handler: async (c, d) => {
       const p = parseQuery(StreamParams, new URL(c.req.url));
       const { dir } = await nativeDir(c, d);
@@ -252,21 +280,65 @@ export const ROUTES: readonly RouteDef[] = [
     },
   },
   {
+    method: "POST",
+    path: "/api/session/:id/answer",
+    operation: "api_session_answer",
+    body: "json",
+    summary:
+      'answer the askHuman a live native session waits on ({"text", "question_id"?}), as `ctl answer`',
+    handler: async (c, d) => {
+      const body = AnswerBody.parse(await jsonBody(c, '{"text": string}'));
+      return answerRoute(c, d.catalog, idParam(c), body);
+    },
+  },
+  {
+    method: "POST",
+    path: "/api/session/:id/steer",
+    operation: "api_session_steer",
+    body: "json",
+    summary: 'queue a steer for a live native session\'s next turn ({"text"}), as `ctl steer`',
+    handler: async (c, d) => {
+      const body = SteerBody.parse(await jsonBody(c, '{"text": string}'));
+      return steerRoute(c, d.catalog, idParam(c), body);
+    },
+  },
+  {
+    method: "POST",
+    path: "/api/session/:id/rollback",
+    operation: "api_session_rollback",
+    body: "json",
+    summary:
+      'cut a native conversation after a seq ({"to_seq"}): queued while live, applied at once when ended',
+    handler: async (c, d) => {
+      const body = RollbackBody.parse(await jsonBody(c, '{"to_seq": number}'));
+      return rollbackRoute(c, d.catalog, idParam(c), body);
+    },
+  },
+  {
     method: "DELETE",
     path: "/api/session/:id",
     operation: "api_session_delete",
     body: "none",
-    summary: "delete a native session; its index shard is tombstoned so it can never come back",
-    handler: async (c, d) => {
-      const s = await resolveSessionKey(d.catalog, idParam(c));
-      if (s.source !== "intendant" || !s.dir) {
-        throw new InvalidInputError(
-          `"${s.key}" belongs to its own tool; only native sessions can be deleted here`,
-        );
-      }
-      await d.deleteNative(s.session_id, s.dir);
-      return c.json({ deleted: s.key });
-    },
+    summary:
+      `move a native session to the trash (full id or 8+ character prefix; its shard is tombstoned first); restorable for ${TRASH_KEEP_DAYS} days`,
+    handler: (c, d) => deleteRoute(c, d.trash, idParam(c)),
+  },
+  {
+    method: "POST",
+    path: "/api/session/:id/restore",
+    operation: "api_session_restore",
+    body: "none",
+    summary:
+      "bring a session back from the trash (the dashboard's Undo); lifts its tombstone so the next sweep re-indexes it",
+    handler: (c, d) => restoreRoute(c, d.trash, idParam(c)),
+  },
+  {
+    method: "GET",
+    path: "/api/trash",
+    operation: "api_trash_list",
+    body: "none",
+    summary: "deleted sessions in the trash, most recent first, with when each expires",
+    handler: (c, d) => trashListRoute(c, d.trash),
   },
   {
     method: "GET",

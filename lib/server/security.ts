@@ -2,10 +2,11 @@
  * Localhost hardening (reliability-plan §0.8, D1–D4, D13). Deno + Hono give no
  * DNS-rebinding protection: Deno.serve on 127.0.0.1 answers any Host, and Hono's csrf()
  * lets GET and JSON bodies through. So: an EXACT Host allowlist (`127.0.0.1:P`,
- * `localhost:P`, `[::1]:P`), a per-daemon random token on every /api route (bearer header,
- * or the HttpOnly SameSite=Strict cookie set when the tokenized URL is opened; never the
- * query string after bootstrap), Origin checked on state-changing requests and the live
- * stream, constant-time comparison, and no CORS grants ever.
+ * `localhost:P`, `[::1]:P`), a random token (persisted and rotatable: token_file.ts) on
+ * every /api route and on the dashboard page (bearer header, or the HttpOnly
+ * SameSite=Strict cookie set when the tokenized URL is opened; never the query string
+ * after bootstrap), Origin checked on state-changing requests and the live stream,
+ * constant-time comparison, and no CORS grants ever.
  */
 import { timingSafeEqual } from "node:crypto";
 

@@ -1,14 +1,16 @@
 /**
  * Session naming across backends. Source strings collapse to the canonical five
- * (intendant, codex, claude-code, kimi, pi); names are whitespace-collapsed and cut at
- * 180 characters (code points, never splitting a surrogate pair) on write AND read, so a
- * hand-edited file cannot smuggle an unbounded name into a listing. Native names live in
- * each session's session_meta.json; external names in one overlay file,
+ * (intendant, codex, claude-code, kimi, pi); names lose control characters, escape
+ * sequences and bidi overrides (lib/text stripControls), are whitespace-collapsed and cut
+ * at 180 characters (code points, never splitting a surrogate pair) on write AND read, so
+ * a hand-edited file cannot smuggle an unbounded or terminal-driving name into a listing.
+ * Native names live in each session's session_meta.json; external names in one overlay file,
  * `<state-root>/session_names.json` = { source: { session_id: name } }, written atomically.
  */
 import { writeFileAtomic } from "../durable/mod.ts";
 import { ContainmentError } from "../errors.ts";
 import { readRegularFile } from "./_contained_read.ts";
+import { stripControls } from "../text/mod.ts";
 
 export const CANONICAL_SOURCES = ["intendant", "codex", "claude-code", "kimi", "pi"] as const;
 export type Source = (typeof CANONICAL_SOURCES)[number];
@@ -39,10 +41,14 @@ export function normalizeSource(raw: string): Source | null {
   return ALIASES[key] ?? null;
 }
 
-/** Collapses whitespace, trims, cuts at NAME_MAX_CHARS characters; empty becomes null. */
+/**
+ * Strips controls and bidi overrides, collapses whitespace, trims, cuts at NAME_MAX_CHARS
+ * characters; empty becomes null.
+ */
 export function normalizeName(raw: string | null | undefined): string | null {
   if (raw === null || raw === undefined) return null;
-  const collapsed = raw.replace(/\s+/gu, " ").trim();
+  // Strip first, then collapse: "a \x1b[2J b" becomes "a b", not "a  b".
+  const collapsed = stripControls(raw).replace(/\s+/gu, " ").trim();
   if (collapsed.length === 0) return null;
   const chars = Array.from(collapsed);
   return chars.length <= NAME_MAX_CHARS

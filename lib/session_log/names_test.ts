@@ -104,3 +104,25 @@ Deno.test("a native rename by unique prefix rewrites meta and appends session_re
     const { events } = await readSessionEvents(log.dir);
     assert.deepEqual(events.at(-1)?.event.data, { name: "New name", previous: null });
   }));
+
+Deno.test("names are stored clean: escape sequences, controls and bidi overrides never reach meta or the overlay", () =>
+  withTempDir(async (root) => {
+    const hostile = "\x1b]0;pwned\x07Fix \x1b[2J\x1b[31mthe\x1b[0m \u202Ebug\x00\x07\b \x9b2J";
+    assert.equal(normalizeName(hostile), "Fix the bug");
+    assert.equal(normalizeName("\x1b[2J\u2066\u2069"), null, "nothing but controls is no name");
+    const logsDir = join(root, "logs");
+    const log = await SessionLog.create({
+      logsDir,
+      tmpDir: root,
+      meta: { projectRoot: "/p", task: "t" },
+    });
+    await log.close();
+    const r = await renameNativeSession(logsDir, log.sessionId, hostile);
+    assert.equal(r.name, "Fix the bug");
+    const meta = await readMeta(log.dir);
+    assert.ok(meta.ok && meta.meta.name === "Fix the bug");
+    const path = join(root, "session_names.json");
+    await setOverlayName(path, { source: "codex", sessionId: "t1", name: hostile });
+    assert.doesNotMatch(Deno.readTextFileSync(path), /\\u001b|\\u0000|\u202E|\x9b/);
+    assert.equal((await readNameOverlays(path)).codex?.t1, "Fix the bug");
+  }));

@@ -56,7 +56,7 @@ export interface BrowserRig {
 
 /** Starts the daemon for `world` (port 0) and a fresh Chromium profile. */
 export async function startRig(
-  world: World,
+  world: Pick<World, "cfg">,
   o: { width?: number; height?: number; colorScheme?: "light" | "dark" } = {},
 ): Promise<BrowserRig> {
   const cfg = { ...world.cfg, server: { host: "127.0.0.1" as const, port: 0 } };

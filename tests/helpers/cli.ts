@@ -50,6 +50,8 @@ export interface Spawned {
   child: Deno.ChildProcess;
   /** Resolves with the session dir once "dir …" is printed. */
   dir: Promise<string>;
+  /** stderr received so far (the whole of it is in `done`). */
+  stderrSoFar(): string;
   done: Promise<CliResult>;
 }
 
@@ -71,12 +73,16 @@ export function spawnIntendant(
       if (m) resolveDir(m[1]!);
     }
   })();
-  const readErr = new Response(child.stderr).text();
+  let stderr = "";
+  const readErr = (async () => {
+    const dec = new TextDecoder();
+    for await (const chunk of child.stderr) stderr += dec.decode(chunk, { stream: true });
+  })();
   const done = (async () => {
-    const [status, stderr] = await Promise.all([child.status, readErr, readOut]);
+    const [status] = await Promise.all([child.status, readErr, readOut]);
     return { code: status.code, stdout, stderr };
   })();
-  return { child, dir, done };
+  return { child, dir, stderrSoFar: () => stderr, done };
 }
 
 /** Polls until `pred` holds (or throws after `timeoutMs`). */

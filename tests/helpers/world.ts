@@ -10,7 +10,6 @@ import {
   type Indexer,
   type Store,
 } from "../../lib/message_search/mod.ts";
-import { deleteNativeSession } from "../../lib/catalog/mod.ts";
 import { createApp, loadCursorKey, SearchGate } from "../../lib/server/mod.ts";
 import { buildAllFixtures } from "../fixtures/all.ts";
 import type { FixtureHome } from "../fixtures/types.ts";
@@ -60,7 +59,7 @@ export async function buildWorld(root: string, o: { token?: string } = {}): Prom
     store,
     gate,
     catalog: { logsDir: cfg.logsDir, store, namesPath: cfg.sessionNamesPath },
-    deleteNative: (id, dir) => deleteNativeSession({ store, logsDir: cfg.logsDir }, id, dir),
+    trash: { stateRoot: cfg.stateRoot, logsDir: cfg.logsDir, store },
     logger: (l) => logs.push(l),
   });
   return {

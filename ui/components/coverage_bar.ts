@@ -1,64 +1,92 @@
 /**
  * The coverage bar: what the message index holds. While the first sweep runs it says
- * "building" with live counts (polled every second); once ready, per-source chips with
- * session and message counts, the window, and an expandable table (CoverageTable) with
- * skipped input, source_gone counts, errors and the legacy matrix. Never blocks the list.
+ * "Index building" with what is already searchable and, per source, the files read and
+ * messages found so far (polled every second); once ready, per-source chips with session
+ * and message counts, the window, and an expandable table (CoverageTable). An empty
+ * ready index says where it looked and which variable points each source elsewhere
+ * (CoverageEmpty). On narrow screens (≤ NARROW_MAX_PX) the whole panel is one summary
+ * line, collapsed until tapped (open from the start only for an empty index). Never
+ * blocks the list.
  */
 import { html } from "htm/preact";
-import type { Coverage, Source } from "../api_client.ts";
+import type { CoverageView, Source } from "../api_client.ts";
 import { useCoverage } from "../hooks/use_coverage.ts";
+import { useMedia } from "../hooks/use_media.ts";
 import { plural } from "../lib/format.ts";
 import { SOURCE_LABEL, SOURCE_LIST } from "../lib/sources.ts";
+import { CoverageEmpty } from "./coverage_empty.ts";
+import { CoverageProgress } from "./coverage_progress.ts";
 import { CoverageTable } from "./coverage_table.ts";
 import { RelTime } from "./rel_time.ts";
 
-function sum(c: Coverage, field: "sessions" | "records" | "source_gone"): number {
+/** Widest viewport that gets the collapsed panel (the stylesheet's narrow breakpoint). */
+export const NARROW_MAX_PX = 600;
+
+function sum(c: CoverageView, field: "sessions" | "records" | "source_gone"): number {
   return Object.values(c.sources).reduce((n, s) => n + s[field], 0);
 }
 
-function chip(c: Coverage, s: Source) {
+function chip(c: CoverageView, s: Source) {
   const x = c.sources[s];
   if (!x) return null;
   return html`<li class=${`cov-chip src-${s}`}>
-    <span>${SOURCE_LABEL[s]}</span> <b>${x.sessions}</b>
-    <span class="muted">/ ${x.records} msgs</span>
+    <span>${SOURCE_LABEL[s]}</span> <b>${x.sessions.toLocaleString()}</b>
+    <span class="muted">/ ${plural(x.records, "message")}</span>
   </li>`;
 }
 
 /** The bar. */
 export function CoverageBar() {
   const { coverage: c, error } = useCoverage();
+  const narrow = useMedia(`(max-width: ${NARROW_MAX_PX}px)`);
   if (!c) {
     const text = error ? `Coverage unavailable: ${error}` : "Checking the message index…";
     return html`<div class="coverage" role="status">${text}</div>`;
   }
   const building = c.state === "building";
+  const sessions = sum(c, "sessions");
   const gone = sum(c, "source_gone");
   const title = building
     ? html`<span class="pulse" aria-hidden="true" /><strong>Index building</strong>`
     : html`<strong>Message index</strong>`;
-  const counts = `${plural(sum(c, "sessions"), "session")} · ${
-    plural(sum(c, "records"), "message")
-  }${building ? " so far" : ""}`;
-  const swept = c.last_sweep_at_ms !== null &&
-    html`<span><${RelTime} ms=${c.last_sweep_at_ms} prefix="swept " /></span>`;
-
-  return html`
-    <div class=${building ? "coverage building" : "coverage"} data-state=${c.state}>
-      <p class="coverage-line" role="status">
-          ${title}
-          <span>${counts}</span>
-          ${c.window_days !== null && html`<span>last ${c.window_days} days</span>`}
-          ${gone > 0 && html`<span class="warn-text">${gone} with source gone</span>`}
-          ${swept}
-        </p>
-      <ul class="coverage-chips" role="list" aria-label="Coverage per source">
-          ${SOURCE_LIST.map((s) => chip(c, s))}
-        </ul>
-      <details class="coverage-details">
-        <summary>Coverage details</summary>
-        <${CoverageTable} coverage=${c} />
-      </details>
-    </div>
+  const counts = `${plural(sessions, "session")} · ${plural(sum(c, "records"), "message")}${
+    building ? " searchable so far" : ""
+  }`;
+  const line = html`
+    ${title}
+    <span>${counts}</span>
+    ${c.window_days !== null && html`<span>last ${c.window_days} days</span>`}
+    ${gone > 0 && html`<span class="warn-text">${gone} with the source file deleted</span>`}
+    ${c.last_sweep_at_ms !== null &&
+      html`<span><${RelTime} ms=${c.last_sweep_at_ms} prefix="swept " /></span>`}
   `;
+  const progress = building && c.sweep_progress;
+  const emptyIndex = !building && sessions === 0 && (c.locations?.length ?? 0) > 0;
+  const body = html`
+    ${progress
+      ? html`<${CoverageProgress} progress=${progress} />`
+      : !emptyIndex && html`<ul class="coverage-chips" role="list" aria-label="Coverage per source">
+          ${SOURCE_LIST.map((s) => chip(c, s))}
+        </ul>`}
+    ${emptyIndex && html`<${CoverageEmpty} locations=${c.locations} windowDays=${c.window_days} />`}
+    <details class="coverage-details">
+      <summary>Coverage details</summary>
+      <${CoverageTable} coverage=${c} />
+    </details>
+  `;
+  const cls = building ? "coverage building" : "coverage";
+  if (narrow) {
+    // Collapsed unless the index is empty (then where it looked is the news). `open` only
+    // changes with that: the user's own toggle survives the once-a-second re-render.
+    return html`<details class=${`${cls} coverage-fold`} data-state=${c.state} open=${
+      emptyIndex || undefined
+    }>
+      <summary class="coverage-line"><span class="coverage-sum" role="status">${line}</span></summary>
+      ${body}
+    </details>`;
+  }
+  return html`<div class=${cls} data-state=${c.state}>
+    <p class="coverage-line" role="status">${line}</p>
+    ${body}
+  </div>`;
 }

@@ -1,35 +1,46 @@
 /**
  * Coverage in full: per source, indexed sessions and messages, the oldest and newest
- * indexed message, sessions whose source files are gone, skipped input by reason and
- * sweep errors; then the legacy matrix — what sessions written before the message lane
- * can ever yield — in the server's words.
+ * indexed message, sessions whose source file was deleted, skipped input in plain words
+ * (ui/lib/skip_reasons.ts; the reason code stays in the tooltip) and sweep errors; then
+ * the legacy matrix — what sessions written before the message lane can ever yield — in
+ * the server's words. Internal figures (the index revision) are not shown as text: they
+ * sit in the table's tooltip for bug reports.
  */
 import { html } from "htm/preact";
 import type { Coverage, Source } from "../api_client.ts";
 import { SOURCE_LABEL, SOURCE_LIST } from "../lib/sources.ts";
+import { skipReasonText } from "../lib/skip_reasons.ts";
 import { RelTime } from "./rel_time.ts";
 
-const COLUMNS = ["Source", "Sessions", "Messages", "Oldest", "Newest", "Source gone", "Skipped"];
+const COLUMNS = [
+  "Source",
+  "Sessions",
+  "Messages",
+  "Oldest",
+  "Newest",
+  "Source file deleted",
+  "Skipped",
+];
 
 function row(c: Coverage, s: Source) {
   const x = c.sources[s];
   if (!x) return null;
   const skipped = Object.entries(x.skipped).map(([k, n]) =>
-    html`<span class="skipn">${k.replaceAll("_", " ")}: ${n}</span>`
+    html`<span class="skipn" title=${k}>${skipReasonText(k)}: ${n.toLocaleString()}</span>`
   );
   const errors = x.errors.map((e) => html`<span class="skipn err">${e}</span>`);
   return html`
     <tr>
       <th scope="row">${SOURCE_LABEL[s]}</th>
-      <td>${x.sessions}</td>
-      <td>${x.records}</td>
+      <td>${x.sessions.toLocaleString()}</td>
+      <td>${x.records.toLocaleString()}</td>
       <td>
         <${RelTime} ms=${x.oldest_ts_ms} />
       </td>
       <td>
         <${RelTime} ms=${x.newest_ts_ms} />
       </td>
-      <td>${x.source_gone}</td>
+      <td>${x.source_gone.toLocaleString()}</td>
       <td>${skipped.length ? skipped : "—"} ${errors}</td>
     </tr>
   `;
@@ -37,14 +48,15 @@ function row(c: Coverage, s: Source) {
 
 /** The table. */
 export function CoverageTable({ coverage: c }: { coverage: Coverage }) {
-  const window = c.window_days !== null ? ` (rolling ${c.window_days}-day window)` : "";
-  const caption = `Message index coverage${window}, revision ${c.revision}`;
+  const caption = c.window_days !== null
+    ? `What the index holds from the last ${c.window_days} days`
+    : "What the index holds";
   const legacy = `askHuman answers — ${c.legacy.ask_human_answers}; follow-ups — ${
     c.legacy.follow_ups.replace("_", " ")
   }. ${c.legacy.note}`;
   return html`
     <div class="table-wrap">
-      <table class="cov-table">
+      <table class="cov-table" title=${`index revision ${c.revision}`}>
         <caption>${caption}</caption>
         <thead>
           <tr>${COLUMNS.map((h) => html`<th scope="col">${h}</th>`)}</tr>

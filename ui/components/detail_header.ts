@@ -12,7 +12,9 @@ import { plural } from "../lib/format.ts";
 import { markdownFileName, sessionMarkdown, sessionTitle } from "../lib/markdown.ts";
 import { RelTime } from "./rel_time.ts";
 import { RenameField } from "./rename_field.ts";
+import { DeleteButton } from "./delete_button.ts";
 import { SourceBadge } from "./source_badge.ts";
+import { backToListHref } from "../lib/route.ts";
 
 /** Props of {@link DetailHeader}. */
 export interface DetailHeaderProps {
@@ -77,7 +79,7 @@ export function DetailHeader({ session: s, total, live, loadAll, onRenamed }: De
   const project = s.project && html`<span class="project" title=${s.project}>${s.project}</span>`;
   return html`
     <header class="detail-head">
-      <a class="back" href="#/">← Sessions</a>
+      <a class="back" href=${backToListHref()}>← Sessions</a>
       <div class="detail-title">
           <${SourceBadge} source=${s.source} />
           <h1 id="detail-h" tabindex="-1">${sessionTitle(s)}</h1>
@@ -102,6 +104,7 @@ export function DetailHeader({ session: s, total, live, loadAll, onRenamed }: De
         <button type="button" class="btn" id="export-md" onClick=${onExport}
           disabled=${exporting === "Exporting…"}>Export as Markdown</button>
         <span class="action-status" role="status">${exporting ?? COPY_STATUS[copy]}</span>
+        ${s.source === "intendant" && html`<${DeleteButton} session=${s} />`}
       </div>
     </header>
   `;

@@ -1,16 +1,22 @@
 /**
  * One row of a session's replayed activity. Messages show role, provenance, time and
- * text (superseded ones dimmed and labelled); a rollback is a visible cut across the
- * timeline; commands and their output are code blocks (output collapsed); approvals,
- * steers, questions, errors and session start/end are compact lines. The anchored row
- * (jump-to-hit) carries the `anchored` class and aria-current, and the query's words
- * are marked inside it.
+ * their text as safe Markdown (rich_text.ts), then the tool calls their turn made,
+ * collapsed (tool_calls.ts); a turn with calls but no prose is a `tool_calls` row of its
+ * own. Badges say what happened in plain words: "rewound" (a later rollback cut the
+ * message), "cut at 64 KiB" (the server names the cap). A rollback is a visible cut
+ * across the timeline; a context snapshot is one compact line saying whether its
+ * sidecar is still on disk; approvals, steers, questions, errors and session start/end
+ * are compact lines. The anchored row (jump-to-hit, or the current hit of n/p) carries
+ * the `anchored` class and aria-current; the query's words are marked in hit rows.
  */
 import { html } from "htm/preact";
 import type { DetailEntry } from "../api_client.ts";
 import { findTerms } from "../lib/fold.ts";
+import { formatBytes } from "../lib/format.ts";
 import { MarkedText } from "./marked_text.ts";
 import { RelTime } from "./rel_time.ts";
+import { RichText } from "./rich_text.ts";
+import { ToolCalls } from "./tool_calls.ts";
 
 type Detail = Record<string, unknown>;
 interface Output {
@@ -70,24 +76,55 @@ function facts(e: DetailEntry, d: Detail): string {
   return "";
 }
 
-function message(e: DetailEntry, d: Detail, text: (t: string) => unknown) {
+const REWOUND_TIP = "A later rollback cut this message: the agent no longer sees it";
+
+/** "cut at 64 KiB": the shown text stops at the detail's cap, or the index kept only a head. */
+function cutBadge(d: Detail) {
+  const cap = typeof d.text_cap_bytes === "number"
+    ? d.text_cap_bytes
+    : typeof d.record_cap_bytes === "number"
+    ? d.record_cap_bytes
+    : null;
+  if (cap === null) return null;
+  const tip = `Only the first ${formatBytes(cap)} of this message is shown`;
+  return html`<span class="badge" title=${tip}>cut at ${formatBytes(cap)}</span>`;
+}
+
+function message(e: DetailEntry, d: Detail, terms: readonly string[]) {
   const who = e.role === "assistant" ? "Assistant" : "User";
   const provenance = typeof d.provenance === "string" &&
     html`<span class="tag">${words(d.provenance)}</span>`;
   const body = e.text === undefined
     ? html`<span class="muted">text unavailable</span>`
-    : text(e.text);
+    : html`<${RichText} text=${e.text} terms=${terms} />`;
   return html`
     <div class="entry-head">
           <span class=${`role role-${e.role}`}>${who}</span>
           ${provenance}
           <${RelTime} ms=${e.ts_ms} />
-          ${e.superseded && html`<span class="badge sup">superseded</span>`}
+          ${e.superseded && html`<span class="badge sup" title=${REWOUND_TIP}>rewound</span>`}
           ${e.subagent && html`<span class="badge">subagent</span>`}
-          ${d.text_truncated === true && html`<span class="badge">truncated</span>`}
+          ${cutBadge(d)}
         </div>
-    <div class="text">${body}</div>
+    <div class="text rich">${body}</div>
+    ${e.tools?.length ? html`<${ToolCalls} tools=${e.tools} />` : null}
   `;
+}
+
+/** A context snapshot: what the model was given, and whether the sidecar still holds it. */
+function snapshot(d: Detail): string {
+  const n = (k: string, word: string) =>
+    typeof d[k] === "number" ? `${(d[k] as number).toLocaleString()} ${word}` : null;
+  const sidecar = d.sidecar === "on_disk"
+    ? "snapshot file on disk"
+    : d.sidecar === "gone"
+    ? "snapshot file rotated away (only the latest is kept)"
+    : typeof d.sidecar === "string"
+    ? `snapshot file unreadable (${words(d.sidecar)})`
+    : null;
+  const labels = Array.isArray(d.labels) && d.labels.length ? d.labels.join(", ") : null;
+  return [n("tokens", "tokens"), n("item_count", "items"), labels, sidecar].filter(Boolean)
+    .join(" · ");
 }
 
 function body(e: DetailEntry, terms: readonly string[]) {
@@ -96,16 +133,41 @@ function body(e: DetailEntry, terms: readonly string[]) {
   const time = html`<${RelTime} ms=${e.ts_ms} />`;
   switch (e.kind) {
     case "message":
-      return message(e, d, text);
+      return message(e, d, terms);
+    case "tool_calls": {
+      const label = d.by === "user" ? "commands you ran" : "tool calls";
+      return html`
+        <div class="entry-head"><span class="tag">${label}</span>${time}</div>
+        <${ToolCalls} tools=${e.tools ?? []} />
+      `;
+    }
+    case "context_snapshot": {
+      // Native: tokens/items/sidecar; external markers: their kind and, maybe, a summary.
+      const label = typeof d.kind === "string" ? `Context: ${words(d.kind)}` : "Context snapshot";
+      const summary = d.summary as { excerpt?: string } | undefined;
+      return html`<div class="entry-line">
+        <span class="tag">${label}</span>
+        <span class="muted">${snapshot(d)}</span> ${time}
+      </div>
+      ${
+        summary?.excerpt && html`
+          <details class="output">
+            <summary>summary</summary>
+            <pre class="code">${summary.excerpt}</pre>
+          </details>
+        `
+      }`;
+    }
     case "cut": {
       const label = CUT_LABEL[String(d.kind)] ?? "Rolled back";
       const at = e.ts_ms !== null && [" · ", time];
       return html`
         <div class="cut-line">
-          <span>⟲ ${label} — the messages it replaced are superseded${at}</span>
+          <span>⟲ ${label} — the messages after this point were rewound${at}</span>
         </div>
       `;
     }
+    // Producers that do not group their tool calls yet (see DetailEntry.kind).
     case "command":
     case "command_batch": {
       const exit = typeof d.exit_code === "number" &&
@@ -135,7 +197,7 @@ function body(e: DetailEntry, terms: readonly string[]) {
 export interface EntryRowProps {
   entry: DetailEntry;
   anchored: boolean;
-  /** Words to mark (only used on the anchored row). */
+  /** Words to mark in this row (empty: none). */
   terms: readonly string[];
 }
 
@@ -151,7 +213,7 @@ export function EntryRow({ entry: e, anchored, terms }: EntryRowProps) {
   return html`
     <li id=${`entry-${e.index}`} class=${cls} data-index=${e.index}
       aria-current=${anchored ? "true" : undefined} tabindex=${anchored ? -1 : undefined}>
-        ${body(e, anchored ? terms : [])}
+        ${body(e, terms)}
       </li>
   `;
 }

@@ -1,20 +1,28 @@
 /**
  * One message hit: role, time, the server's snippet with its highlight ranges (UTF-8
  * byte offsets into the original, converted to string indices by snippetRanges), and
- * the superseded / truncated / subagent badges. The whole row is a link that opens the
- * detail anchored on the hit (its locator) with the query's words to highlight.
+ * badges in plain words: "rewound" (superseded: rolled back or on an abandoned branch),
+ * "cut at 256 KiB" (the record was cut at the index's size cap), "subagent". The whole
+ * row is a link that opens the detail anchored on the hit (its locator) with the query's
+ * words to highlight; it sits above its card's own stretched link.
  */
 import { html } from "htm/preact";
 import type { SearchHit } from "../api_client.ts";
+import { RECORD_CAP_KIB, RECORD_CAP_LABEL } from "../lib/format.ts";
 import { snippetRanges } from "../lib/highlight.ts";
 import { sessionHref } from "../lib/route.ts";
 import { MarkedText } from "./marked_text.ts";
 import { RelTime } from "./rel_time.ts";
 
-const BADGES: [keyof SearchHit, string, string][] = [
-  ["superseded", "badge sup", "Rolled back or on an abandoned branch"],
-  ["truncated", "badge", "The record was cut at the index's size cap"],
-  ["subagent", "badge", "Said inside a subagent"],
+const BADGES: [keyof SearchHit, string, string, string][] = [
+  ["superseded", "badge sup", "rewound", "Rolled back, or on a branch that was abandoned"],
+  [
+    "truncated",
+    "badge",
+    RECORD_CAP_LABEL,
+    `Only the first ${RECORD_CAP_KIB} KiB of this message is indexed`,
+  ],
+  ["subagent", "badge", "subagent", "Said inside a subagent"],
 ];
 
 /** Props of {@link HitRow}. */
@@ -29,13 +37,14 @@ export interface HitRowProps {
 export function HitRow({ sessionKey, hit, q }: HitRowProps) {
   const href = sessionHref(sessionKey, { locate: hit.locator, q });
   const ranges = snippetRanges(hit.snippet, hit.snippet_offset_bytes, hit.ranges);
-  const badges = BADGES.filter(([k]) => hit[k] === true).map(([k, cls, tip]) =>
-    html`<span class=${cls} title=${tip}>${k}</span>`
+  const badges = BADGES.filter(([k]) => hit[k] === true).map(([, cls, label, tip]) =>
+    html`<span class=${cls} title=${tip}>${label}</span>`
   );
   const lead = hit.snippet_offset_bytes > 0 ? "…" : "";
   return html`
     <li class="hit-item">
-      <a class=${hit.superseded ? "hit superseded" : "hit"} href=${href} data-role=${hit.role}>
+      <a class=${hit.superseded ? "hit superseded" : "hit"} href=${href} data-role=${hit.role}
+        data-result="">
         <span class="hit-meta">
             <span class=${`role role-${hit.role}`}>${hit.role}</span>
             <${RelTime} ms=${hit.ts_ms} />

@@ -20,12 +20,11 @@ export interface MessageLaneProps {
   lane: LaneModel;
   summaries: ReadonlyMap<string, SessionSummary>;
   includeSuperseded: boolean;
-  onRenamed(key: string, name: string | null): void;
 }
 
 const BUILDING = "The index is still building — results may be incomplete.";
 const HIDDEN_SUPERSEDED =
-  " Superseded (rolled-back) messages are hidden: turn on “Include superseded”.";
+  " Rewound (rolled-back) messages are hidden: turn on “Include rewound messages”.";
 
 function statusText(l: LaneState): string {
   if (l.status === "idle") return "Type at least 2 characters to search messages";
@@ -38,13 +37,15 @@ function statusText(l: LaneState): string {
 }
 
 /** The message lane. */
-export function MessageLane({ lane, summaries, includeSuperseded, onRenamed }: MessageLaneProps) {
+export function MessageLane({ lane, summaries, includeSuperseded }: MessageLaneProps) {
   const s = lane.state;
   const q = s.shownQuery?.q.trim() ?? "";
   const busy = s.status === "loading";
   const retry = { label: "Retry", run: lane.retry };
   const canRetry = s.partial === "timeout" && s.status === "ready";
   const empty = s.status === "ready" && !s.groups.length;
+  // "No messages match" is a claim about the whole index: only a complete answer makes it.
+  const emptyComplete = empty && s.partial === null && !s.building;
   const card = (g: SearchGroup) => {
     const hits = g.hits.map((h) =>
       html`<${HitRow} key=${h.record_id} sessionKey=${g.session_key} hit=${h} q=${q} />`
@@ -54,7 +55,7 @@ export function MessageLane({ lane, summaries, includeSuperseded, onRenamed }: M
     return html`
       <li key=${g.session_key} class="card-item">
         <${SessionCard} sessionKey=${g.session_key} source=${g.source} group=${g}
-          summary=${summary} onRenamed=${onRenamed}
+          summary=${summary}
           children=${html`<ul class="hits" role="list" aria-label=${label}>${hits}</ul>`} />
       </li>
     `;
@@ -66,7 +67,9 @@ export function MessageLane({ lane, summaries, includeSuperseded, onRenamed }: M
   `;
   const notice = s.notice &&
     html`<${Notice} tone="warn" text=${s.notice} action=${canRetry ? retry : null} />`;
-  const emptyText = `No messages match.${includeSuperseded ? "" : HIDDEN_SUPERSEDED}`;
+  const emptyText = emptyComplete
+    ? `No messages match.${includeSuperseded ? "" : HIDDEN_SUPERSEDED}`
+    : "No matches in the part of the index searched so far.";
   const listClass = s.stale ? "cards stale" : "cards";
 
   return html`

@@ -1,73 +1,65 @@
 /**
- * The immediate metadata lane: a client-side folded match (every word ANDed) over the
- * names, titles, projects and ids of the sessions already loaded — no request, so it
- * answers on the keystroke. The message lane below it covers the full text.
+ * The session filter lane: sessions whose name, title, project, id or source hold every
+ * word of the query — asked of the server, so it covers the WHOLE catalog, not only the
+ * pages the recent list happened to load (it used to say "0 matches in 50 loaded
+ * sessions" for a session on page 3). The first few matches show at once; "Show more"
+ * pages through the rest. The message lane below it covers the full text.
  */
 import { html } from "htm/preact";
-import { useMemo, useState } from "preact/hooks";
-import type { SessionSummary } from "../api_client.ts";
-import { foldText, matchesAll, queryTerms } from "../lib/fold.ts";
+import type { Source } from "../api_client.ts";
+import { useSessions } from "../hooks/use_sessions.ts";
+import { queryTerms } from "../lib/fold.ts";
 import { plural } from "../lib/format.ts";
+import { Notice } from "./notice.ts";
 import { SessionCard } from "./session_card.ts";
 
-const SHOWN = 6;
-
-/** The folded text the metadata lane matches a session against. */
-export function metadataHaystack(s: SessionSummary): string {
-  const fields = [s.name, s.title, s.project, s.session_id, s.source];
-  return foldText(fields.filter(Boolean).join("\n"));
-}
-
-/** Sessions matching every word of `q` (one-character words included). */
-export function matchSessions(
-  sessions: readonly SessionSummary[],
-  hay: ReadonlyMap<string, string>,
-  q: string,
-): SessionSummary[] {
-  const terms = queryTerms(q, 1);
-  if (!terms.length) return [];
-  return sessions.filter((s) => matchesAll(hay.get(s.key) ?? metadataHaystack(s), terms));
-}
+/** Matches shown before "Show more". */
+export const FILTER_FIRST_PAGE = 6;
 
 /** Props of {@link MetadataLane}. */
 export interface MetadataLaneProps {
-  sessions: readonly SessionSummary[];
   q: string;
-  onRenamed(key: string, name: string | null): void;
+  sources: readonly Source[];
 }
 
 /** The lane. */
-export function MetadataLane({ sessions, q, onRenamed }: MetadataLaneProps) {
-  const [all, setAll] = useState(false);
-  const hay = useMemo(() => new Map(sessions.map((s) => [s.key, metadataHaystack(s)])), [sessions]);
-  const matches = useMemo(() => matchSessions(sessions, hay, q), [sessions, hay, q]);
+export function MetadataLane({ q, sources }: MetadataLaneProps) {
+  const m = useSessions({ source: sources, q, firstPage: FILTER_FIRST_PAGE });
   const terms = queryTerms(q, 1);
-  const shown = all ? matches : matches.slice(0, SHOWN);
-  const count = `${plural(matches.length, "match", "matches")} in ${
-    plural(sessions.length, "loaded session")
-  }`;
-  const card = (s: SessionSummary) =>
+  const settled = !m.loading && m.shownQ === q.trim() && m.total !== null;
+  const count = m.total === null
+    ? "Searching…"
+    : `${plural(m.total, "session matches", "sessions match")}${settled ? "" : " · updating…"}`;
+  const card = (s: (typeof m.sessions)[number]) =>
     html`
       <li key=${s.key} class="card-item">
-        <${SessionCard} sessionKey=${s.key} source=${s.source} summary=${s} terms=${terms}
-          onRenamed=${onRenamed} />
+        <${SessionCard} sessionKey=${s.key} source=${s.source} summary=${s} terms=${terms} />
       </li>
     `;
-  const toggleLabel = all ? "Show fewer" : `Show all ${matches.length}`;
-  const toggle = matches.length > SHOWN &&
-    html`
-      <button type="button" class="btn ghost more" aria-expanded=${String(all)}
-        onClick=${() => setAll(!all)}>${toggleLabel}</button>
-    `;
-
-  return html`<section class="lane" aria-labelledby="lane-meta-h">
-    <div class="lane-head">
-      <h2 id="lane-meta-h">Sessions</h2>
-      <span class="lane-status" role="status">${count}</span>
-    </div>
-    <ul class="cards" role="list" aria-label="Sessions matching by name, project or id">
-      ${shown.map(card)}
-    </ul>
-    ${toggle}
-  </section>`;
+  const more = m.hasMore && html`
+    <button type="button" class="btn ghost more" onClick=${m.loadMore} disabled=${m.loading}>
+      ${m.loading ? "Loading…" : `Show more (${(m.total ?? 0) - m.sessions.length} more)`}
+    </button>
+  `;
+  return html`
+    <section class="lane" aria-labelledby="lane-meta-h" aria-busy=${String(!settled)}
+      data-filter-q=${m.shownQ}>
+        <div class="lane-head">
+          <h2 id="lane-meta-h">Sessions</h2>
+          <span class="lane-status" role="status">${count}</span>
+        </div>
+        ${m.error &&
+          html`<${Notice} tone="error" text=${m.error} action=${{
+            label: "Retry",
+            run: m.reload,
+          }} />`}
+        ${settled && m.total === 0 &&
+          html`<p class="empty">No session name, title, project or id matches.</p>`}
+        <ul class=${settled ? "cards" : "cards stale"} role="list"
+          aria-label="Sessions matching by name, project or id">
+          ${m.sessions.map(card)}
+        </ul>
+        ${more}
+      </section>
+  `;
 }

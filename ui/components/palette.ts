@@ -1,7 +1,7 @@
 /**
  * The ⌘K / Ctrl+K command palette: a modal dialog with a combobox input over one
- * listbox holding two groups — Sessions (metadata match over loaded sessions; the most
- * recent when the query is empty) and Messages (message search with
+ * listbox holding two groups — Sessions (the server-side session filter over the whole
+ * catalog; the most recent when the query is empty) and Messages (message search with
  * include_superseded=false, when available). Fully keyboard-driven: ArrowUp/ArrowDown
  * move one selection across both groups (aria-activedescendant, so focus never leaves
  * the input and Home/End still edit it), Enter opens (a session → its detail; a message
@@ -14,8 +14,8 @@ import type { SessionSummary } from "../api_client.ts";
 import { navigate } from "../hooks/use_hash_route.ts";
 import { useModal } from "../hooks/use_modal.ts";
 import { useSearchLane } from "../hooks/use_search_lane.ts";
+import { useSessions } from "../hooks/use_sessions.ts";
 import { sessionHref } from "../lib/route.ts";
-import { matchSessions, metadataHaystack } from "./metadata_lane.ts";
 import { optionId, type PaletteItem, PaletteOption } from "./palette_option.ts";
 
 const SESSIONS_MAX = 6;
@@ -42,11 +42,13 @@ export function Palette({ sessions, messageLane, onClose }: PaletteProps) {
   );
   const st = lane.state;
   const shownQ = st.shownQuery?.q ?? "";
-  const hay = useMemo(() => new Map(sessions.map((s) => [s.key, metadataHaystack(s)])), [sessions]);
-  const found = useMemo(
-    () => (query ? matchSessions(sessions, hay, query) : sessions),
-    [query, sessions, hay],
-  );
+  const filtered = useSessions({
+    source: [],
+    q: query,
+    firstPage: SESSIONS_MAX,
+    enabled: query !== "",
+  });
+  const found = query ? filtered.sessions : sessions;
   const items: PaletteItem[] = useMemo(() => {
     const ss = found.slice(0, SESSIONS_MAX).map((s): PaletteItem => ({
       kind: "session",

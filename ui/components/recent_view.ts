@@ -1,15 +1,17 @@
 /**
  * The home view: the quick-search toolbar, the coverage bar, and either the recent
- * sessions (empty query) or the two search lanes — the immediate metadata lane over
- * loaded sessions, and under it the full-text message lane (when this daemon offers it
+ * sessions (empty query) or the two search lanes — the session filter (server-side, over
+ * the whole catalog) and under it the full-text message lane (when this daemon offers it
  * and the page did not turn it off). Stays mounted while a detail is open, so going back
- * keeps the query, the results and the scroll position.
+ * keeps the query, the results and the scroll position. ArrowDown/ArrowUp move through
+ * the results (lib/result_nav.ts).
  */
 import { html } from "htm/preact";
 import type { Ref } from "preact";
 import { useMemo } from "preact/hooks";
 import type { SessionsModel } from "../hooks/use_sessions.ts";
 import { useSearchLane } from "../hooks/use_search_lane.ts";
+import { onResultsKeyDown } from "../lib/result_nav.ts";
 import type { LaneQuery } from "../lib/search_lane.ts";
 import { CoverageBar } from "./coverage_bar.ts";
 import { MessageLane } from "./message_lane.ts";
@@ -41,20 +43,22 @@ export function RecentView(props: RecentViewProps) {
   const summaries = useMemo(() => new Map(sessions.sessions.map((s) => [s.key, s])), [
     sessions.sessions,
   ]);
-  const onRenamed = (key: string, name: string | null) => sessions.patch(key, { name });
+  const clearSources = () => onSearch({ ...search, sources: [] });
   const messages = messageLane && html`
     <${MessageLane} lane=${lane} summaries=${summaries}
-      includeSuperseded=${search.includeSuperseded} onRenamed=${onRenamed} />
+      includeSuperseded=${search.includeSuperseded} />
   `;
-  const body = q
-    ? html`<${MetadataLane} sessions=${sessions.sessions} q=${q} onRenamed=${onRenamed} />
-      ${messages}`
-    : html`<${SessionList} model=${sessions} onRenamed=${onRenamed} />`;
+  const body = q ? html`<${MetadataLane} q=${q} sources=${search.sources} /> ${messages}` : html`
+    <${SessionList} model=${sessions} sources=${search.sources}
+      onClearSources=${clearSources} />
+  `;
 
-  return html`<div class="view" hidden=${hidden}>
-    <${SearchToolbar} model=${search} onChange=${onSearch} messageLane=${messageLane}
-      inputRef=${inputRef} />
-    <${CoverageBar} />
-    ${body}
-  </div>`;
+  return html`
+    <div class="view" hidden=${hidden}>
+      <${SearchToolbar} model=${search} onChange=${onSearch} messageLane=${messageLane}
+        inputRef=${inputRef} />
+      <${CoverageBar} />
+      <div class="results" onKeyDown=${onResultsKeyDown}>${body}</div>
+    </div>
+  `;
 }

@@ -1,23 +1,23 @@
 /**
- * The quick-search toolbar: the search box (focused on load, Escape clears it), source
- * filter chips (none pressed = every source), and — when the message lane is available —
- * role filters and the "Include superseded" toggle. Chips are toggle buttons with
- * aria-pressed, so their state is announced and they sit in the tab order.
+ * The quick-search toolbar: the search box (focused on load, Escape clears it, ArrowDown
+ * moves into the results), source filter chips (none pressed = every source), and — when
+ * the message lane is available and something is typed — role filters and the "Include
+ * rewound" toggle. Chips are toggle buttons with aria-pressed, so their state is
+ * announced and they sit in the tab order. A filter is only ever shown where it applies:
+ * role and rewound filters act on message search alone, so they are hidden (and say
+ * nothing) while the plain recent list shows; the source chips apply to both views and
+ * the list names them when they filter it (session_list.ts).
  */
 import { html } from "htm/preact";
 import type { Ref } from "preact";
-import type { Source } from "../api_client.ts";
+import type { ListState, Role } from "../lib/route.ts";
 import { SOURCE_LABEL, SOURCE_LIST } from "../lib/sources.ts";
+import { focusFirstResult } from "../lib/result_nav.ts";
 
-export type Role = "user" | "assistant";
+export type { Role };
 
-/** The search model the toolbar edits. */
-export interface SearchModel {
-  q: string;
-  sources: Source[];
-  roles: Role[];
-  includeSuperseded: boolean;
-}
+/** The search model the toolbar edits (it lives in the URL: lib/route.ts). */
+export type SearchModel = ListState;
 
 /** Props of {@link SearchToolbar}. */
 export interface SearchToolbarProps {
@@ -45,6 +45,10 @@ export function SearchToolbar({ model, onChange, messageLane, inputRef }: Search
   const set = (patch: Partial<SearchModel>) => onChange({ ...model, ...patch });
   const onInput = (e: Event) => set({ q: (e.currentTarget as HTMLInputElement).value });
   const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === "ArrowDown") {
+      if (focusFirstResult()) e.preventDefault();
+      return;
+    }
     if (e.key !== "Escape" || !model.q) return;
     e.preventDefault();
     set({ q: "" });
@@ -59,12 +63,12 @@ export function SearchToolbar({ model, onChange, messageLane, inputRef }: Search
   const roles = ROLES.map(([r, label]) =>
     chip(label, model.roles.includes(r), () => set({ roles: toggle(model.roles, r) }))
   );
-  const messageFilters = messageLane && html`
+  const messageFilters = messageLane && model.q.trim() !== "" && html`
     <div class="chips" role="group" aria-label="Message roles">${roles}</div>
     <label class="switch">
       <input type="checkbox" id="include-superseded" checked=${model.includeSuperseded}
         onChange=${onSuperseded} />
-      <span>Include superseded</span>
+      <span>Include rewound messages</span>
     </label>
   `;
   const label = messageLane ? "Search sessions and messages" : "Filter sessions";

@@ -1,21 +1,25 @@
 /**
- * One session as a card: source badge, title (the name when renamed) linking to the
- * detail, inline rename, status, project, start/updated times, message count and the
- * source_gone marker. In the message lane the same card carries the group's facts (best
- * hit time, total hits) and its hits as children. `terms` highlights the metadata-lane
- * match in the title, project and id.
+ * One session as a card: source badge, title (the name when renamed), status, project,
+ * start/updated times, message count, a short id, and the "source file deleted" marker.
+ * The WHOLE card is the link to the detail: the title's link stretches over the card
+ * (CSS `.card-link::after`), so a click anywhere opens it, while the real interactive
+ * children (hit links, the id's copy button) sit above that layer and keep their own
+ * targets; for keyboards and screen readers there is still exactly one link per card,
+ * named by the title. Ids show as their first 8 characters (the full id is the tooltip
+ * and what the copy button copies). Renaming lives in the detail header, not on every
+ * card. In the message lane the same card carries the group's facts (best hit time,
+ * total hits) and its hits as children. `terms` highlights a filter's match.
  */
 import { html } from "htm/preact";
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import type { SearchGroup, SessionSummary, Source } from "../api_client.ts";
 import { findTerms } from "../lib/fold.ts";
-import { plural } from "../lib/format.ts";
+import { plural, shortId } from "../lib/format.ts";
 import { sessionTitle } from "../lib/markdown.ts";
 import { sessionHref } from "../lib/route.ts";
 import { MarkedText } from "./marked_text.ts";
 import { RelTime } from "./rel_time.ts";
-import { RenameField } from "./rename_field.ts";
 import { SourceBadge } from "./source_badge.ts";
 
 /** Props of {@link SessionCard}. */
@@ -25,34 +29,50 @@ export interface SessionCardProps {
   summary: SessionSummary | null;
   group?: SearchGroup;
   terms?: readonly string[];
-  onRenamed(key: string, name: string | null): void;
   children?: ComponentChildren;
 }
 
-const GONE_TIP = "The source files are gone; the index still serves them";
+export const GONE_LABEL = "source file deleted";
+const GONE_TIP = "The session's own files are gone; the index still serves what it said";
+
+/** The id as a copy button: short text, full id in the tooltip and the clipboard. */
+function IdButton({ id }: { id: string }) {
+  const [copied, setCopied] = useState<"idle" | "copied" | "shown">("idle");
+  const copy = async (e: Event) => {
+    e.preventDefault();
+    try {
+      await navigator.clipboard.writeText(id);
+      setCopied("copied");
+    } catch {
+      setCopied("shown"); // no clipboard: show the whole id, selectable
+    }
+    setTimeout(() => setCopied("idle"), 2_000);
+  };
+  if (copied === "shown") return html`<span class="sid sid-full">${id}</span>`;
+  return html`
+    <button type="button" class="sid" title=${`${id} — click to copy`}
+      aria-label=${`Copy session id ${id}`} onClick=${copy}>${copied === "copied"
+        ? "copied ✓"
+        : shortId(id)}</button>
+  `;
+}
 
 /** A session card. */
 export function SessionCard(props: SessionCardProps) {
-  const { sessionKey, source, summary, group, terms = [], onRenamed, children } = props;
-  // A rename shows at once even when the catalog has not loaded this session.
-  const [renamed, setRenamed] = useState<{ name: string | null } | null>(null);
-  const name = renamed ? renamed.name : summary?.name ?? null;
+  const { sessionKey, source, summary, group, terms = [], children } = props;
+  const name = summary?.name ?? null;
   const id = summary?.session_id ?? group?.session_id ?? sessionKey;
   const plainTitle = summary?.title ?? group?.title ?? null;
-  const title = sessionTitle({ name, title: plainTitle, session_id: id });
+  const title = sessionTitle({ name, title: plainTitle, session_id: shortId(id) });
   const project = summary?.project ?? group?.project ?? null;
   const gone = summary?.source_gone ?? group?.source_gone ?? false;
   const headId = `t-${group ? "g" : "s"}-${sessionKey.replace(/[^\w-]/g, "_")}`;
   const mark = (text: string) =>
     html`<${MarkedText} text=${text} ranges=${findTerms(text, terms)} />`;
-  const rename = (n: string | null) => {
-    setRenamed({ name: n });
-    onRenamed(sessionKey, n);
-  };
 
   const status = summary?.status &&
     html`<span class=${`status status-${summary.status}`}>${summary.status}</span>`;
-  const goneBadge = gone && html`<span class="badge warn" title=${GONE_TIP}>source gone</span>`;
+  const goneBadge = gone && html`<span class="badge warn" title=${GONE_TIP}>${GONE_LABEL}</span>`;
   const facts = group
     ? html`
       <span><${RelTime} ms=${group.best_ts_ms} prefix="best hit " /></span>
@@ -66,15 +86,14 @@ export function SessionCard(props: SessionCardProps) {
   return html`<article class=${gone ? "card gone" : "card"} aria-labelledby=${headId}>
     <div class="card-head">
       <${SourceBadge} source=${source} />
-      <a class="card-title" id=${headId} href=${sessionHref(sessionKey)}>${mark(title)}</a>
-      <${RenameField} sessionKey=${sessionKey} name=${name} fallback=${plainTitle ?? id}
-        onRenamed=${rename} />
+      <a class="card-title card-link" id=${headId} href=${sessionHref(sessionKey)}
+        data-result="">${mark(title)}</a>
       ${status} ${goneBadge}
     </div>
     <div class="card-meta">
       ${project && html`<span class="project" title=${project}>${mark(project)}</span>`}
       ${facts}
-      <span class="sid" title=${sessionKey}>${mark(id)}</span>
+      <${IdButton} id=${id} />
     </div>
     ${children}
   </article>`;

@@ -5,15 +5,15 @@
  * and tries again at the slow cadence.
  */
 import { useEffect, useState } from "preact/hooks";
-import { type Coverage, fetchCoverage } from "../api_client.ts";
+import { type CoverageView, fetchCoverage } from "../api_client.ts";
 import { isAbort } from "../lib/latest.ts";
 
 export const COVERAGE_POLL_MS = 1000;
 export const COVERAGE_REFRESH_MS = 30_000;
 
 /** Coverage (null until the first answer) and the last error. */
-export function useCoverage(): { coverage: Coverage | null; error: string | null } {
-  const [coverage, setCoverage] = useState<Coverage | null>(null);
+export function useCoverage(): { coverage: CoverageView | null; error: string | null } {
+  const [coverage, setCoverage] = useState<CoverageView | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     const ctrl = new AbortController();

@@ -1,7 +1,8 @@
 /**
  * Session → Markdown, built in the browser from the entries the detail view holds (no
  * server round trip beyond the detail pages themselves). Messages become headed
- * sections with their text verbatim; commands and output become fenced blocks whose
+ * sections with their text verbatim, followed by their turn's tool calls; commands,
+ * tool inputs and output become fenced blocks whose
  * fence is longer than any backtick run inside (so no content can close it early);
  * rollbacks become a visible rule, and superseded messages keep a label. Times are UTC
  * ISO-8601, so the same session exports to the same bytes anywhere. Pure.
@@ -55,6 +56,21 @@ function outputBlocks(e: DetailEntry): string[] {
   return blocks;
 }
 
+/** A turn's tool calls: each call's line, its input and its output excerpts, fenced. */
+function toolBlocks(e: DetailEntry): string[] {
+  return (e.tools ?? []).map((t) => {
+    const exit = typeof t.exit_code === "number" ? `exit ${t.exit_code}` : t.status;
+    const outs = Object.entries(t.output ?? {}).map(([label, o]) =>
+      o.unavailable
+        ? `${label}: _unavailable (${o.unavailable})_`
+        : o.excerpt
+        ? `${label}${o.truncated ? " (excerpt)" : ""}:\n\n${fenced(o.excerpt)}`
+        : `${label}: _empty_`
+    );
+    return [`**Tool call · ${t.name} · ${exit}**`, fenced(t.input, "sh"), ...outs].join("\n\n");
+  });
+}
+
 /** One entry as Markdown. */
 export function entryMarkdown(e: DetailEntry): string {
   const when = iso(e.ts_ms);
@@ -68,8 +84,11 @@ export function entryMarkdown(e: DetailEntry): string {
         e.subagent ? "subagent" : null,
         e.superseded ? "superseded" : null,
       ].filter(Boolean).map((t) => ` _(${t})_`).join("");
-      return `### ${who}${at}${tags}\n\n${e.text ?? "_(text unavailable)_"}`;
+      const text = `### ${who}${at}${tags}\n\n${e.text ?? "_(text unavailable)_"}`;
+      return [text, ...toolBlocks(e)].join("\n\n");
     }
+    case "tool_calls":
+      return [`**Tool calls${at}**`, ...toolBlocks(e)].join("\n\n");
     case "cut":
       return `---\n\n**⟲ Rollback${at}** — the messages it cut are superseded` +
         (typeof d.kind === "string" ? ` (${d.kind})` : "") + `\n\n---`;

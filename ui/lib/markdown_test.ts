@@ -87,3 +87,29 @@ Deno.test("markdownFileName() keeps safe characters and the id's head", () => {
   assert.equal(markdownFileName(session), "fix-the-cafe-login-bug-5e55a0f1.md");
   assert.equal(markdownFileName({ name: null, title: "修复", session_id: "x/y" }), "session-xy.md");
 });
+
+Deno.test("sessionMarkdown() exports a turn's tool calls under its message, outputs fenced", () => {
+  const md = sessionMarkdown(session, [{
+    index: 0,
+    kind: "message",
+    ts_ms: T0,
+    role: "assistant",
+    text: "Looking.",
+    tools: [{
+      name: "shell",
+      input: "echo ```hi```",
+      ts_ms: T0,
+      status: "error",
+      exit_code: 3,
+      output: { stdout: { excerpt: "hi\n" }, stderr: { unavailable: "missing" } },
+    }],
+  }], { total: 1 });
+  assert.ok(
+    md.includes(
+      "### Assistant · 2026-07-01T09:30:00Z\n\nLooking.\n\n**Tool call · shell · exit 3**",
+    ),
+  );
+  assert.ok(md.includes("````sh\necho ```hi```\n````"));
+  assert.ok(md.includes("stdout:\n\n```\nhi\n```"));
+  assert.ok(md.includes("stderr: _unavailable (missing)_"));
+});

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { messageLaneAllowed, parseRoute, sessionHref } from "./route.ts";
+import { EMPTY_LIST, listHref, messageLaneAllowed, parseRoute, sessionHref } from "./route.ts";
 
 Deno.test("sessionHref() and parseRoute() round-trip keys, locators and queries", () => {
   const key = "claude-code:d7ecc652-ccc8-4074-acf2-700c7b3db8c5";
@@ -19,9 +19,31 @@ Deno.test("sessionHref() and parseRoute() round-trip keys, locators and queries"
 });
 
 Deno.test("parseRoute() falls back to the list for anything else", () => {
-  assert.deepEqual(parseRoute(""), { name: "list" });
-  assert.deepEqual(parseRoute("#/"), { name: "list" });
-  assert.deepEqual(parseRoute("#/session/%E0%A4%A"), { name: "list" });
+  const plain = { name: "list", list: EMPTY_LIST };
+  assert.deepEqual(parseRoute(""), plain);
+  assert.deepEqual(parseRoute("#/"), plain);
+  assert.deepEqual(parseRoute("#/session/%E0%A4%A"), plain);
+  assert.deepEqual(parseRoute("#/elsewhere"), plain);
+});
+
+Deno.test("listHref() and parseRoute() round-trip the home view's query and filters", () => {
+  const list = {
+    q: 'café "connection pool" & more',
+    sources: ["codex" as const, "pi" as const],
+    roles: ["user" as const],
+    includeSuperseded: true,
+  };
+  const href = listHref(list);
+  assert.deepEqual(parseRoute(href), { name: "list", list });
+  assert.equal(listHref(EMPTY_LIST), "#/");
+  // A pasted link's unknown or repeated filters are dropped and ordered, never trusted.
+  assert.deepEqual(
+    parseRoute("#/?q=x&source=pi,evil,codex,pi&role=root,assistant&superseded=yes"),
+    {
+      name: "list",
+      list: { q: "x", sources: ["codex", "pi"], roles: ["assistant"], includeSuperseded: false },
+    },
+  );
 });
 
 Deno.test("messageLaneAllowed() honours ?message_search=off and =0 only", () => {

@@ -9,8 +9,11 @@
  *  - 410 cursor_expired on "load more": the index published a new revision since page 1.
  *    The cursor and results are dropped, page 1 is re-run, and a notice says so.
  *  - partial_reason "timeout": a page cut by the time budget carries no cursor (an
- *    unknown subset was scanned); it is shown as partial and the same request is retried
- *    once against the now-warm arena.
+ *    unknown subset was scanned). The first query after a daemon starts meets a cold
+ *    arena and usually times out; every attempt warms it. So the lane shows what has
+ *    arrived and retries at once, transparently, while the answer is still timeout-
+ *    partial and less than TIMEOUT_RETRY_WINDOW_MS have passed since the query was sent;
+ *    only a page still partial after that gets the "ran out of time" notice (with Retry).
  *  - partial_reason "budget": the page is honest but short; its cursor continues it.
  *  - 429 busy: retried after Retry-After while the query is still the latest.
  */
@@ -25,6 +28,8 @@ import { queryTerms } from "./fold.ts";
 import { createLatestGate, isAbort } from "./latest.ts";
 
 export const DEBOUNCE_MS = 225;
+/** How long timeout-partial pages are retried before the lane says the answer is partial. */
+export const TIMEOUT_RETRY_WINDOW_MS = 2_000;
 const BUSY_RETRY_MS = 400;
 const BUSY_RETRIES_MAX = 5;
 const RESTARTS_MAX = 3;
@@ -63,6 +68,10 @@ export interface LaneOptions {
   limit: number;
   /** @default DEBOUNCE_MS */
   debounceMs?: number;
+  /** @default TIMEOUT_RETRY_WINDOW_MS */
+  timeoutRetryWindowMs?: number;
+  /** @default Date.now */
+  now?: () => number;
 }
 
 /** The controller. */
@@ -99,16 +108,26 @@ export const IDLE: LaneState = {
   tookMs: null,
 };
 
-type Mode = "first" | "more" | "timeout_retry" | "restart";
+type Mode = "first" | "more" | "restart";
+
+/** How one request came about (see run). */
+interface RunState {
+  busyTries?: number;
+  base?: SearchGroup[] | null;
+  retrying?: boolean;
+}
 
 /** Creates a lane. */
 export function createSearchLane(o: LaneOptions): SearchLane {
   const gate = createLatestGate();
   const debounceMs = o.debounceMs ?? DEBOUNCE_MS;
+  const retryWindowMs = o.timeoutRetryWindowMs ?? TIMEOUT_RETRY_WINDOW_MS;
+  const now = o.now ?? Date.now;
   let state: LaneState = IDLE;
   let query: LaneQuery | null = null;
   let timer: ReturnType<typeof setTimeout> | null = null;
-  let timedOutOnce = false;
+  /** When the current page was first asked for: timeout retries stop RETRY_WINDOW after it. */
+  let askedAt = 0;
   let restarts = 0;
   const emit = (patch: Partial<LaneState>) => {
     state = { ...state, ...patch };
@@ -119,10 +138,17 @@ export function createSearchLane(o: LaneOptions): SearchLane {
     timer = null;
   };
 
-  async function run(mode: Mode, cursor: string | null, busyTries = 0): Promise<void> {
+  /**
+   * One request. A timeout retry keeps its mode and the time the page was first asked
+   * for; `base` is, for a retried "load more" page, the groups shown before that page (the
+   * retry replaces only the page it retries).
+   */
+  async function run(mode: Mode, cursor: string | null, r: RunState = {}): Promise<void> {
+    const { busyTries = 0, base = null, retrying = false } = r;
     const q = query;
     if (!q) return;
     const t = gate.begin();
+    if (!retrying) askedAt = now();
     if (mode === "more") emit({ loadingMore: true });
     else emit({ status: "loading", error: null });
     let page: SearchPage;
@@ -151,7 +177,7 @@ export function createSearchLane(o: LaneOptions): SearchLane {
       }
       if (err instanceof ApiError && err.status === 429 && busyTries < BUSY_RETRIES_MAX) {
         timer = setTimeout(() => {
-          if (t.current()) void run(mode, cursor, busyTries + 1);
+          if (t.current()) void run(mode, cursor, { ...r, busyTries: busyTries + 1 });
         }, err.retryAfterMs ?? BUSY_RETRY_MS);
         return;
       }
@@ -166,23 +192,25 @@ export function createSearchLane(o: LaneOptions): SearchLane {
       return;
     }
     if (!t.current()) return; // a newer request owns the lane
-    const groups = mode === "more" ? appendGroups(state.groups, page.groups) : page.groups;
+    const before = base ?? (mode === "more" ? state.groups : null);
+    const groups = before ? appendGroups(before, page.groups) : page.groups;
     const partial = page.state === "partial" ? page.partial_reason ?? "timeout" : null;
     let notice = mode === "restart" ? state.notice : mode === "more" ? state.notice : null;
-    if (partial === "timeout" && !timedOutOnce) {
-      timedOutOnce = true;
+    if (partial === "timeout" && now() - askedAt < retryWindowMs) {
+      // Show what has arrived (it is real, just not yet all) and ask again at once: the
+      // attempt just made warmed the arena, so the next one gets further.
       emit({
         status: "loading",
         groups,
         shownQuery: q,
         stale: false,
         cursor: null,
-        partial,
-        loadingMore: false,
-        notice: "Partial results — retrying…",
+        partial: null,
+        loadingMore: mode === "more",
+        notice,
         building: page.state === "building",
       });
-      return run(mode === "more" ? "more" : "timeout_retry", cursor);
+      return run(mode, cursor, { base: before, retrying: true });
     }
     if (partial === "timeout") notice = "Partial results: the search ran out of time.";
     else if (partial === "budget") {
@@ -212,7 +240,6 @@ export function createSearchLane(o: LaneOptions): SearchLane {
       query = next && searchable(next.q) ? next : null;
       if (!query) {
         gate.cancel();
-        timedOutOnce = false;
         emit(IDLE);
         return;
       }
@@ -220,7 +247,6 @@ export function createSearchLane(o: LaneOptions): SearchLane {
       emit({ status: "loading", stale: state.groups.length > 0, loadingMore: false });
       timer = setTimeout(() => {
         timer = null;
-        timedOutOnce = false;
         restarts = 0;
         void run("first", null);
       }, debounceMs);
@@ -232,7 +258,6 @@ export function createSearchLane(o: LaneOptions): SearchLane {
     retry() {
       if (!query) return;
       clearTimer();
-      timedOutOnce = false;
       void run("first", null);
     },
     dispose() {

@@ -114,15 +114,70 @@ Deno.test("410 on load more drops the cursor and results and restarts from page 
   r.lane.dispose();
 });
 
-Deno.test("a timeout-partial page is shown, retried once, then reported honestly", async () => {
+Deno.test("timeout-partial pages are retried transparently while the arena warms: no banner when it settles", async () => {
+  // The cold daemon's first answers time out with growing subsets; the fourth is complete.
+  const r = rig((_, n) =>
+    Promise.resolve(
+      n < 4
+        ? page(["a", "b"].slice(0, n), { state: "partial", partial_reason: "timeout" })
+        : page(["a", "b", "c"]),
+    )
+  );
+  r.lane.set(Q("kubernetes"));
+  await wait(40);
+  assert.equal(r.calls.length, 4, "retried until complete (the old lane retried once)");
+  assert.ok(r.states.every((s) => s.notice === null), "never a partial banner");
+  assert.ok(
+    r.states.some((s) => s.status === "loading" && s.groups.length === 1),
+    "what has arrived is shown while retrying",
+  );
+  assert.equal(r.last().status, "ready");
+  assert.equal(r.last().partial, null);
+  assert.deepEqual(r.last().groups.map((g) => g.session_key), ["a", "b", "c"]);
+  r.lane.dispose();
+});
+
+Deno.test("a page still timeout-partial after the retry window is reported honestly", async () => {
+  let clock = 0;
   const partial = page(["p"], { state: "partial", partial_reason: "timeout" });
-  const r = rig(() => Promise.resolve(partial));
-  r.lane.set(Q("the"));
+  const calls: number[] = [];
+  const states: LaneState[] = [];
+  const lane = createSearchLane({
+    limit: 2,
+    debounceMs: 5,
+    now: () => clock,
+    onChange: (s) => states.push(s),
+    search: () => {
+      calls.push(clock);
+      clock += 400; // each attempt spends 400 ms of the 2 s window
+      return Promise.resolve(partial);
+    },
+  });
+  lane.set(Q("the"));
+  await wait(40);
+  assert.equal(calls.length, 5, "attempts at 0, 400, 800, 1200, 1600 ms; none after 2 s");
+  assert.ok(states.slice(0, -1).every((s) => s.notice === null), "no banner while retrying");
+  const last = states[states.length - 1]!;
+  assert.equal(last.status, "ready");
+  assert.equal(last.partial, "timeout");
+  assert.match(last.notice ?? "", /ran out of time/);
+  lane.dispose();
+});
+
+Deno.test("a timed-out load-more page is retried in place, keeping the groups before it", async () => {
+  const r = rig((p, n) => {
+    if (!p.cursor) return Promise.resolve(page(["a", "b"], { cursor: "k" }));
+    return Promise.resolve(
+      n === 2 ? page(["d"], { state: "partial", partial_reason: "timeout" }) : page(["c", "d"]),
+    );
+  });
+  r.lane.set(Q("flaky"));
   await wait(30);
-  assert.equal(r.calls.length, 2, "retried exactly once");
-  assert.ok(r.states.some((s) => s.notice === "Partial results — retrying…"));
-  assert.equal(r.last().partial, "timeout");
-  assert.match(r.last().notice ?? "", /ran out of time/);
+  r.lane.loadMore();
+  await wait(30);
+  assert.equal(r.calls.length, 3);
+  assert.deepEqual(r.last().groups.map((g) => g.session_key), ["a", "b", "c", "d"]);
+  assert.equal(r.last().notice, null);
   r.lane.dispose();
 });
 

@@ -25,6 +25,7 @@ import {
   DEFAULT_FRESH_LOAD_BUDGET_BYTES,
   DEFAULT_RESPONSE_BUDGET_BYTES,
   DEFAULT_TIME_BUDGET_MS,
+  type SearchCallOptions,
   type SearchEngine,
   type SearchEngineOptions,
   type SearchRequest,
@@ -74,7 +75,7 @@ export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
   const arena = new Arena(numeric(o, { name: "arenaBytes", dflt: DEFAULT_ARENA_BYTES }));
   let plan: ScanPlan | null = null;
 
-  async function search(req: SearchRequest): Promise<SearchResponse> {
+  async function search(req: SearchRequest, call: SearchCallOptions = {}): Promise<SearchResponse> {
     const startedAt = performance.now();
     const took = () => Math.round((performance.now() - startedAt) * 100) / 100;
     const nreq = normalizeRequest(req);
@@ -110,8 +111,10 @@ export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
       pos,
       cutoff: windowDays === null ? null : now() - windowDays * DAY_MS,
       startedAt,
-      timeBudgetMs,
-      freshLoadBudgetBytes,
+      // A complete request has no budget but the page itself (see SearchRequest.complete).
+      timeBudgetMs: nreq.complete ? Infinity : timeBudgetMs,
+      freshLoadBudgetBytes: nreq.complete ? Infinity : freshLoadBudgetBytes,
+      onProgress: call.onProgress,
     });
     const page = renderPage(scan, {
       needles: nreq.needles,

@@ -23,6 +23,7 @@ export {
 } from "./types.ts";
 export type {
   ArenaStats,
+  SearchCallOptions,
   SearchEngine,
   SearchEngineOptions,
   SearchGroup,

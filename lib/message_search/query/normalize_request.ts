@@ -34,6 +34,8 @@ export interface NormalizedRequest {
   since: number | null;
   until: number | null;
   includeSuperseded: boolean;
+  /** No time or fresh-load budget (SearchRequest.complete); outside the identity. */
+  complete: boolean;
   limit: number;
   cursor: string | null;
   /** Canonical JSON of everything above except the cursor (cursors pin its keyed hash). */
@@ -85,6 +87,8 @@ export function normalizeRequest(req: SearchRequest): NormalizedRequest {
   const until = optionalTime("until", req.until);
   const inc = req.include_superseded ?? false;
   if (typeof inc !== "boolean") throw new TypeError(`"include_superseded" must be a boolean`);
+  const complete = req.complete ?? false;
+  if (typeof complete !== "boolean") throw new TypeError(`"complete" must be a boolean`);
   const cursor = req.cursor === "" ? null : req.cursor ?? null;
   if (cursor !== null && typeof cursor !== "string") {
     throw new TypeError(`"cursor" must be a string`);
@@ -114,6 +118,7 @@ export function normalizeRequest(req: SearchRequest): NormalizedRequest {
     since,
     until,
     includeSuperseded: inc,
+    complete,
     limit,
     cursor,
     identity,

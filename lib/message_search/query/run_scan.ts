@@ -90,8 +90,12 @@ export interface ScanInput {
   cutoff: number | null;
   /** performance.now() when the query started. */
   startedAt: number;
+  /** Infinity: no time budget (a `complete` request). */
   timeBudgetMs: number;
+  /** Infinity: no fresh-load budget. */
   freshLoadBudgetBytes: number;
+  /** Progress: sessions walked so far, sessions in the plan. */
+  onProgress?: (scanned: number, total: number) => void;
 }
 
 /** How the scan ended and what it found (in page order; at most limit+1 when "done"). */
@@ -180,7 +184,10 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
     stop: deferred ? "timeout" : stop,
     groups: page.items,
   });
+  const total = x.plan.sessions.length;
+  let walked = 0;
   for (const s of x.plan.sessions) {
+    x.onProgress?.(walked++, total);
     const e = s.entry;
     // Scan order is newest-first: nothing after this can reach the lower bound.
     if (e.newest_ts_ms < filter.from) break;

@@ -47,6 +47,20 @@ export interface SearchRequest {
   since?: number;
   /** Inclusive upper bound on the hit's ts_ms (epoch ms). */
   until?: number;
+  /**
+   * Lift the time and fresh-load budgets for this request: the scan runs until the page
+   * is decided, so the answer is never `partial/timeout` (the response budget still
+   * applies; it carries a cursor). For one-shot callers that must be complete — the CLI,
+   * the MCP server — never for the dashboard's keystroke lane. Not part of a cursor's
+   * identity: both modes select the same pages. @default false
+   */
+  complete?: boolean;
+}
+
+/** Per-call hooks of {@link SearchEngine.search} (not part of the wire request). */
+export interface SearchCallOptions {
+  /** Called as the scan walks sessions (scanned so far, sessions in the plan). */
+  onProgress?: (scanned: number, total: number) => void;
 }
 
 /** One matching record. */
@@ -149,6 +163,6 @@ export interface SearchEngineOptions {
 
 /** A search engine over one store. */
 export interface SearchEngine {
-  search(req: SearchRequest): Promise<SearchResponse>;
+  search(req: SearchRequest, o?: SearchCallOptions): Promise<SearchResponse>;
   stats(): ArenaStats;
 }

@@ -15,7 +15,8 @@
  *    could later be reused for different content);
  *  - a manifest written by a newer parser_version is served read-only and never
  *    overwritten; one from an older parser is rebuilt (sessions dropped, tombstones kept);
- *  - a tombstoned key is never republished until its tombstone expires with the window.
+ *  - a tombstoned key is never republished until its tombstone expires with the window
+ *    or is lifted (liftTombstone: a session restored from the trash), both under the lock.
  *
  * The correctness gate is publish(), not the lock: it re-reads the manifest from disk and
  * rejects updates whose base moved, stale replaces (lower watermark over the same source
@@ -88,6 +89,11 @@ export interface Store {
   publish(updates: ShardUpdate[]): Promise<PublishResult>;
   /** Drops the session and tombstones its key so no stale source resurrects it. */
   deleteSession(key: string): Promise<void>;
+  /**
+   * Removes the key's tombstone (a restored session) so the next sweep may publish it
+   * again; true when there was one. Same lock, journal and publish path as deleteSession.
+   */
+  liftTombstone(key: string): Promise<boolean>;
   /** Reads and verifies one generation (CorruptGenerationError, NotFoundError). */
   loadSegment(name: string): Promise<ShardSegment>;
   /** Retention plus deletion of old unreferenced generations and orphan temps. */
@@ -300,6 +306,29 @@ class ShardStore implements Store {
       const nowMs = this.#nowMs();
       const tombstones = { ...m.tombstones, [key]: nowMs };
       await this.#write(loaded, { sessions, tombstones }, nowMs);
+    });
+  }
+
+  async liftTombstone(key: string): Promise<boolean> {
+    if (typeof key !== "string" || key === "") {
+      throw new TypeError(`Session key must be a non-empty string: got "${key}"`);
+    }
+    return await this.#exclusive(async () => {
+      const loaded = await this.#loadLocked();
+      const m = loaded.manifest;
+      // Nothing to lift is not an error: a restore re-run after a crash, or a tombstone
+      // that already expired with the window, finds none.
+      if (!Object.hasOwn(m.tombstones, key)) return false;
+      if (m.parser_version > this.#c.pv) {
+        throw new StalePublishError(
+          `Cannot lift the tombstone of "${key}": manifest parser_version ` +
+            `${m.parser_version} is newer than ours (${this.#c.pv})`,
+        );
+      }
+      const tombstones = { ...m.tombstones };
+      delete tombstones[key];
+      await this.#write(loaded, { tombstones }, this.#nowMs());
+      return true;
     });
   }
 

@@ -1,0 +1,9 @@
+/**
+ * Text hygiene for untrusted strings (names, titles, snippets, paths from transcripts and
+ * the network): the only public door of lib/text/. Human output goes through
+ * `terminalSafe`, --json output through `stringifyTerminalSafe`, stored names through
+ * `stripControls`.
+ */
+export { stripControls, terminalSafe } from "./control_chars.ts";
+export type { TerminalSafeOptions } from "./control_chars.ts";
+export { stringifyTerminalSafe } from "./terminal_json.ts";

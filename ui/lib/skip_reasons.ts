@@ -1,0 +1,72 @@
+/**
+ * Skip reasons in plain words. The extractors count skipped input by reason code (a fixed
+ * vocabulary per extractor, `discovery:` prefixed when the file walk found it); the
+ * coverage table shows a phrase a user can act on and keeps the code in a tooltip for bug
+ * reports. Figures are the extractors' limits (record.ts, cursor.ts, kimi_limits.ts).
+ * A code without a phrase (a newer extractor) is shown with its underscores as spaces.
+ * Pure.
+ */
+
+const PHRASES: Record<string, string> = {
+  // Reads of transcript lines.
+  malformed_line: "unreadable lines",
+  malformed_record: "unreadable records",
+  malformed_entry: "unreadable entries",
+  oversized_line: "lines over 64 MiB",
+  bad_timestamp: "lines without a valid time",
+  no_uuid: "messages without an id",
+  bad_uuid: "messages with a bad id",
+  duplicate_uuid: "repeated messages",
+  extra_header: "repeated session headers",
+  bad_payload: "unreadable payloads",
+  bad_message_row: "unreadable messages",
+  bad_user_message: "unreadable user messages",
+  bad_assistant_message: "unreadable assistant messages",
+  bad_epoch_mapping: "rewritten history that could not be matched",
+  sidecar_unreadable: "message text files that could not be read",
+  wrapper_session: "wrapper sessions (their inner session is indexed)",
+  header_invalid: "transcripts with an unreadable header",
+  header_pending: "transcripts still being started (no header yet)",
+  // Whole sessions a bound keeps out (Kimi Code).
+  oversized_record: "sessions with a record over 2 MiB",
+  oversized_wire: "sessions with a transcript over 64 MiB",
+  oversized_session: "sessions over 128 MiB",
+  oversized_state_json: "sessions with a state file over 2 MiB",
+  too_many_wire_records: "sessions over 200,000 records",
+  too_many_agents: "sessions with over 256 agents",
+  path_too_long: "paths too long",
+  // The file walk.
+  symlink: "symbolic links (not followed)",
+  not_a_regular_file: "links and special files (not followed)",
+  not_a_directory: "files where a folder was expected",
+  not_a_session_dir: "folders that are not sessions",
+  hardlink_twin: "hard-linked copies",
+  permission_denied: "files without read permission",
+  dir_unreadable: "folders that could not be read",
+  unreadable_dir: "folders that could not be read",
+  unreadable: "files that could not be read",
+  unexpected_name: "files with unexpected names",
+  backup_sibling: "backup copies",
+  duplicate_session_id: "sessions found twice",
+  duplicate_thread: "sessions found twice",
+  duplicate_main_transcript: "sessions found twice",
+  walk_truncated: "folders past the walk limit",
+  walk_cap_dirs: "folders past the walk limit",
+  walk_cap_files: "files past the walk limit",
+  entry_budget_exhausted: "entries past the walk limit",
+  beyond_newest_sessions: "sessions older than the newest 2,000",
+  zst_too_large: "compressed transcripts over 256 MiB",
+  zst_corrupt: "damaged compressed transcripts",
+  zst_shadowed_by_plain: "compressed copies of plain transcripts",
+  file_too_large: "files too large",
+  harness_agent: "harness agents",
+  no_thread_id: "transcripts without a session id",
+  malformed_state_json: "unreadable session state files",
+  state_json_not_regular: "session state files that are links",
+};
+
+/** A plain phrase for a skip reason code (with or without the `discovery:` prefix). */
+export function skipReasonText(code: string): string {
+  const bare = code.startsWith("discovery:") ? code.slice("discovery:".length) : code;
+  return PHRASES[bare] ?? bare.replaceAll("_", " ");
+}
