@@ -4,7 +4,7 @@
  * ResolvedConfig. Only main.ts reads the real environment, argv, cwd and home; it hands
  * them here, so library code and tests never touch the real machine's state.
  */
-import { isAbsolute, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 
 /** State root override; default `$HOME/.intendant`. */
 export const ENV_INTENDANT_HOME = "INTENDANT_HOME";
@@ -101,8 +101,10 @@ export function resolveConfig(
   if (!explicitRoot && !home) {
     throw new RangeError(`Cannot place the state root: set ${ENV_INTENDANT_HOME} or ${ENV_HOME}`);
   }
-  const stateRoot = explicitRoot ? resolve(cwd, explicitRoot) : join(home!, ".intendant");
-  const homeDir = home ?? stateRoot;
+  // Every path is absolute and normalized here (resolve), so a permission flag can carry it
+  // exactly (lib/permissions.ts) and two spellings of one directory compare equal.
+  const stateRoot = resolve(cwd, explicitRoot ?? join(home!, ".intendant"));
+  const homeDir = home ? resolve(cwd, home) : stateRoot;
   const cacheRoot = join(stateRoot, "cache", "message_search");
   const port = args.port ?? parsePort(env[ENV_PORT]);
   return {
@@ -111,7 +113,7 @@ export function resolveConfig(
     stateRoot,
     logsDir: join(stateRoot, "logs"),
     logFile: args.logFile ? resolve(cwd, args.logFile) : null,
-    tmpDir: nonEmpty(env[ENV_TMPDIR]) ?? "/tmp",
+    tmpDir: resolve(cwd, nonEmpty(env[ENV_TMPDIR]) ?? "/tmp"),
     logMessagesJson: parseBool(env[ENV_LOG_MESSAGES_JSON]),
     contextSnapshotKeepAll: parseBool(env[ENV_CONTEXT_SNAPSHOT_KEEP_ALL]),
     sessionNamesPath: join(stateRoot, "session_names.json"),
@@ -144,9 +146,9 @@ function agentHome(
   cwd: string,
 ): AgentHome {
   const v = nonEmpty(value);
-  if (!v) return { path: join(home, fallback), explicit: false };
+  if (!v) return { path: resolve(cwd, home, fallback), explicit: false };
   const expanded = v === "~" ? home : v.startsWith("~/") ? join(home, v.slice(2)) : v;
-  return { path: isAbsolute(expanded) ? expanded : resolve(cwd, expanded), explicit: true };
+  return { path: resolve(cwd, expanded), explicit: true };
 }
 
 function parsePort(value: string | undefined): number {

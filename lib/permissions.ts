@@ -10,8 +10,15 @@
  *          write the state root only; env only the variables we read; no run, no ffi.
  *   run:   the headless runner: read/write the state root (or the pinned --log-file dir),
  *          read the project, write TMPDIR (private fallback), run `sh` and `setsid`.
+ * Every path must be expressible EXACTLY in a flag (reliability-plan F6): Deno splits an
+ * `--allow-read=` value on "," with no escape, so `CLAUDE_CONFIG_DIR='/x,/'` used to grant
+ * read access to "/". A path with a comma, a control character (NUL cannot pass argv at
+ * all; a newline is never a real home), or that is not absolute and normalized is refused
+ * with InvalidInputError (exit 2) naming where it came from — never split, never dropped.
  */
+import { isAbsolute, normalize } from "node:path";
 import { ENV_VARS_READ, type ResolvedConfig } from "./config.ts";
+import { InvalidInputError } from "./errors.ts";
 
 /** One mode's grants. */
 export interface PermissionProfile {
@@ -28,6 +35,51 @@ export const STATIC_PROFILES = {
   run: { env: [...ENV_VARS_READ], run: ["sh", "setsid"] },
 } as const;
 
+/** Why `path` cannot be carried by a permission flag, or null when it can. */
+export function flagPathProblem(path: string): string | null {
+  if (path.includes(",")) return "contains a comma (the permission flags' list separator)";
+  // deno-lint-ignore no-control-regex
+  if (/[\x00-\x1f\x7f]/.test(path)) return "contains a control character";
+  if (!isAbsolute(path) || normalize(path) !== path.replace(/(.)\/+$/, "$1")) {
+    return "is not an absolute, normalized path";
+  }
+  return null;
+}
+
+/** Throws InvalidInputError when a path of `p` cannot be expressed exactly; `from` names its source. */
+function checkPaths(p: PermissionProfile, from: Map<string, string>): PermissionProfile {
+  for (const path of new Set([...p.read, ...p.write])) {
+    const problem = flagPathProblem(path);
+    if (problem) {
+      const origin = from.get(path) ?? "a configured path";
+      throw new InvalidInputError(
+        `Cannot lock the profile down: ${origin} ${
+          JSON.stringify(path)
+        } ${problem}; point it at a directory whose path has none`,
+      );
+    }
+  }
+  return p;
+}
+
+/** Where each configured path came from, for the refusal message. */
+function originsOf(cfg: ResolvedConfig, more: [string, string][] = []): Map<string, string> {
+  const m = new Map<string, string>(more);
+  m.set(cfg.stateRoot, "the state root (INTENDANT_HOME, or HOME)");
+  const vars = {
+    codex: "CODEX_HOME",
+    claude: "CLAUDE_CONFIG_DIR",
+    kimi: "KIMI_CODE_HOME",
+    pi: "PI_CODING_AGENT_DIR",
+  } as const;
+  for (const [k, h] of Object.entries(cfg.agentHomes)) {
+    if (!m.has(h.path)) m.set(h.path, `${vars[k as keyof typeof vars]} (or HOME)`);
+  }
+  if (cfg.logFile) m.set(cfg.logFile, "--log-file");
+  m.set(cfg.tmpDir, "TMPDIR");
+  return m;
+}
+
 /** The serve profile for `cfg`, plus any extra homes (leased or persisted) known at launch. */
 export function serveProfile(
   cfg: ResolvedConfig,
@@ -37,30 +89,35 @@ export function serveProfile(
   const read = cfg.messageSearch.homeOnly
     ? [cfg.stateRoot, ...extraReadPaths]
     : [cfg.stateRoot, ...homes, ...extraReadPaths];
-  return {
+  return checkPaths({
     // Port 0 asks the OS for a free port: the host is granted without a port then.
     net: [cfg.server.port === 0 ? cfg.server.host : `${cfg.server.host}:${cfg.server.port}`],
     read: unique(read),
     write: [cfg.stateRoot],
     env: [...STATIC_PROFILES.serve.env],
     run: [],
-  };
+  }, originsOf(cfg, extraReadPaths.map((x) => [x, "a leased agent home"])));
 }
 
 /** The runner profile: the state root (or pinned dir), the project, TMPDIR. */
 export function runProfile(cfg: ResolvedConfig, projectRoot: string): PermissionProfile {
   const logDir = cfg.logFile ? [cfg.logFile] : [];
-  return {
-    net: [],
-    read: unique([cfg.stateRoot, projectRoot, cfg.tmpDir, ...logDir]),
-    write: unique([cfg.stateRoot, cfg.tmpDir, ...logDir]),
-    env: [...STATIC_PROFILES.run.env],
-    run: [...STATIC_PROFILES.run.run],
-  };
+  return checkPaths(
+    {
+      net: [],
+      read: unique([cfg.stateRoot, projectRoot, cfg.tmpDir, ...logDir]),
+      write: unique([cfg.stateRoot, cfg.tmpDir, ...logDir]),
+      env: [...STATIC_PROFILES.run.env],
+      run: [...STATIC_PROFILES.run.run],
+    },
+    originsOf(cfg, [[projectRoot, "the project directory (--project, or the current directory)"]]),
+  );
 }
 
 /** deno run flags for a profile (none of --allow-all, --allow-ffi, --allow-sys). */
 export function profileFlags(p: PermissionProfile): string[] {
+  // The builders already refused such paths; a profile assembled elsewhere is checked too.
+  checkPaths(p, new Map());
   const flags = ["--no-prompt"];
   const list = (name: string, values: string[]) => {
     if (values.length > 0) flags.push(`--allow-${name}=${values.join(",")}`);
