@@ -17,7 +17,7 @@ import {
   type SourceRoots,
   type Store,
 } from "../lib/message_search/mod.ts";
-import { type Fs, type FsWriteHandle, realFs } from "../lib/durable/mod.ts";
+import { type CappedRead, type Fs, type FsWriteHandle, realFs } from "../lib/durable/mod.ts";
 import type { Corpus } from "./corpus/mod.ts";
 
 /** realFs that counts what the store writes and reads. */
@@ -58,6 +58,12 @@ export class CountingFs implements Fs {
     this.reads++;
     this.bytesRead += b.length;
     return b;
+  }
+  async readFileCapped(path: string, maxBytes: number): Promise<CappedRead> {
+    const r = await realFs.readFileCapped(path, maxBytes);
+    this.reads++;
+    this.bytesRead += r.bytes.length;
+    return r;
   }
   rename = realFs.rename.bind(realFs);
   remove = realFs.remove.bind(realFs);

@@ -71,6 +71,12 @@ export interface ResolvedConfig {
   contextSnapshotKeepAll: boolean;
   sessionNamesPath: string;
   daemonJsonPath: string;
+  /**
+   * The daemon's private unix socket (`<state-root>/run/http.sock`): Deno.serve listens
+   * there behind the TCP front. A fixed path, because the locked profile must name it
+   * exactly (`--allow-net=unix:<path>`; Deno 2.9.6 scopes unix sockets by exact path).
+   */
+  daemonSocketPath: string;
   messageSearch: {
     /** `<state-root>/cache/message_search` (parent of v1/, staging/, leased-active/). */
     cacheRoot: string;
@@ -118,6 +124,7 @@ export function resolveConfig(
     contextSnapshotKeepAll: parseBool(env[ENV_CONTEXT_SNAPSHOT_KEEP_ALL]),
     sessionNamesPath: join(stateRoot, "session_names.json"),
     daemonJsonPath: join(stateRoot, "daemon.json"),
+    daemonSocketPath: join(stateRoot, "run", "http.sock"),
     messageSearch: {
       cacheRoot,
       storeRoot: join(cacheRoot, "v1"),

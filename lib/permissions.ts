@@ -6,7 +6,8 @@
  * nor `$HOME` nor any variable (verified with Deno 2.9.6), and the state root and agent
  * homes are per user. So `deno task start` launches main.ts under the small `launch` set,
  * which computes this profile and re-executes the program under it (see relaunch.ts).
- *   serve: net 127.0.0.1:<port>; read the state root and every agent home it indexes;
+ *   serve: net 127.0.0.1:<port> and the daemon's unix socket; read the state root and
+ *          every agent home it indexes;
  *          write the state root only; env only the variables we read; no run, no ffi.
  *   run:   the headless runner: read/write the state root (or the pinned --log-file dir),
  *          read the project, write TMPDIR (private fallback), run `sh` and `setsid`.
@@ -90,8 +91,12 @@ export function serveProfile(
     ? [cfg.stateRoot, ...extraReadPaths]
     : [cfg.stateRoot, ...homes, ...extraReadPaths];
   return checkPaths({
-    // Port 0 asks the OS for a free port: the host is granted without a port then.
-    net: [cfg.server.port === 0 ? cfg.server.host : `${cfg.server.host}:${cfg.server.port}`],
+    // Port 0 asks the OS for a free port: the host is granted without a port then. The
+    // unix socket behind the daemon's TCP front is inside the state root (already checked).
+    net: [
+      cfg.server.port === 0 ? cfg.server.host : `${cfg.server.host}:${cfg.server.port}`,
+      `unix:${cfg.daemonSocketPath}`,
+    ],
     read: unique(read),
     write: [cfg.stateRoot],
     env: [...STATIC_PROFILES.serve.env],

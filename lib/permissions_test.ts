@@ -22,7 +22,8 @@ Deno.test("deno.json permission sets declare exactly the static parts of the pro
 Deno.test("the serve profile reads the state root and the agent homes, writes only the state root, runs nothing", () => {
   const cfg = resolveConfig({ HOME: "/h", CODEX_HOME: "/x/codex" }, { cwd: "/w", port: 9000 });
   const p = serveProfile(cfg);
-  assert.deepEqual(p.net, ["127.0.0.1:9000"]);
+  // The port, and the unix socket behind the daemon's TCP front (exact path: Deno scopes it so).
+  assert.deepEqual(p.net, ["127.0.0.1:9000", "unix:/h/.intendant/run/http.sock"]);
   assert.deepEqual(p.read, [
     "/h/.intendant",
     "/x/codex",
@@ -47,7 +48,7 @@ Deno.test("the serve profile reads the state root and the agent homes, writes on
     }),
   );
   assert.deepEqual(homeOnly.read, ["/h/.intendant"]);
-  assert.deepEqual(homeOnly.net, ["127.0.0.1"]);
+  assert.deepEqual(homeOnly.net, ["127.0.0.1", "unix:/h/.intendant/run/http.sock"]);
   const r = runProfile(cfg, "/proj");
   assert.deepEqual(r.run, ["sh", "setsid"]);
   assert.deepEqual(r.write, ["/h/.intendant", "/tmp"]);

@@ -1,11 +1,13 @@
 /**
  * House rules a linter cannot express: library code never reads the environment, argv,
  * cwd or home (only main.ts does), never prints to the console (it logs through an
- * injected logger), and code outside a subsystem imports only its mod.ts.
+ * injected logger), code outside a subsystem imports only its mod.ts, and no module
+ * outside lib/durable opens files by hand (the one contained reader, reliability F1).
  */
 import assert from "node:assert/strict";
 import { join, relative } from "node:path";
 import { REPO_ROOT } from "./helpers/temp.ts";
+import { readersOutsideContained } from "./helpers/reader_scan.ts";
 
 function* walk(dir: string): Generator<string> {
   for (const e of Deno.readDirSync(dir)) {
@@ -54,4 +56,8 @@ Deno.test("outside a subsystem, only its mod.ts is imported", () => {
     }
   }
   assert.deepEqual(offenders, []);
+});
+
+Deno.test("outside lib/durable nothing opens files by hand: no O_NOFOLLOW, node:fs, Deno.open, fstat", () => {
+  assert.deepEqual(readersOutsideContained(LIB), []);
 });

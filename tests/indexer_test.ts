@@ -190,7 +190,7 @@ Deno.test("sessions older than the window are not published; a corrupt generatio
     bytes[10] = bytes[10]! ^ 0xff;
     Deno.writeFileSync(p, bytes);
     const { indexer: next, store: s2 } = await createMessageIndex(cfg);
-    assert.deepEqual((await next.startup()).dropped, [`intendant:${fresh.id}`]);
+    assert.deepEqual((await next.startup()).quarantined, [`intendant:${fresh.id}`]);
     await next.sweep();
     const healed = (await s2.readManifest()).sessions[`intendant:${fresh.id}`]!;
     assert.equal(healed.records, fresh.texts.length);

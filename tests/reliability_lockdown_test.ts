@@ -142,7 +142,11 @@ Deno.test("E1/E2 the daemon under its exact serve profile: no capability escapes
     const cfg = resolveConfig(env, { cwd: root });
     const flags = profileFlags(serveProfile(cfg));
     assert.ok(!flags.some((f) => /^(-A|--allow-all|--allow-run|--allow-ffi|--allow-sys)/.test(f)));
-    assert.ok(flags.includes(`--allow-net=127.0.0.1:${port}`), flags.join(" "));
+    // The port, and the unix socket behind the daemon's TCP front (http_front.ts).
+    assert.ok(
+      flags.includes(`--allow-net=127.0.0.1:${port},unix:${cfg.daemonSocketPath}`),
+      flags.join(" "),
+    );
     // Plants (before the first sweep).
     const nativeDir = plantNative(cfg.logsDir, outside, homes.intendant!.appendTarget.path);
     const planted = Object.values(homes).filter((h) => h.source !== "intendant").map((h) =>

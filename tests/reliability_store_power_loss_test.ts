@@ -233,6 +233,7 @@ function withoutDirSync(sim: SimFs): Fs {
     createNew: (p, m) => sim.createNew(p, m),
     openAppend: (p) => sim.openAppend(p),
     readFile: (p) => sim.readFile(p),
+    readFileCapped: (p, max) => sim.readFileCapped(p, max),
     rename: (a, b) => sim.rename(a, b),
     remove: (p) => sim.remove(p),
     stat: (p) => sim.stat(p),

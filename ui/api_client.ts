@@ -7,6 +7,9 @@
  * which the server checks. Errors: a non-2xx answer throws ApiError with the status
  * and the server's `error` code (410 cursor_expired, 429 busy with Retry-After, …);
  * an aborted request rejects with the fetch AbortError (see lib/latest.ts isAbort).
+ * The catalog and detail reads retry a 429 themselves (lib/busy_retry.ts: after its
+ * Retry-After, a few times) — every heavy route has a small cap and refuses at once
+ * rather than queueing; message search retries in its lane (lib/search_lane.ts).
  * A 401 (no valid cookie: the token was rotated, or the page was opened without its link)
  * is also reported, here and only here, to the `onAuthLost` subscribers: the app then
  * replaces itself with the server's token help instead of showing one error per panel.
@@ -23,6 +26,7 @@ import type {
 } from "../lib/catalog/mod.ts";
 import type {
   Coverage,
+  DegradedSessions,
   SearchGroup,
   SearchHit,
   SearchResponse,
@@ -32,10 +36,12 @@ import type {
 } from "../lib/message_search/mod.ts";
 import type { SessionStatus } from "../lib/session_log/mod.ts";
 import type { CoverageView, SweepProgressView, TokenHelp } from "../lib/server/mod.ts";
+import { withBusyRetry } from "./lib/busy_retry.ts";
 
 export type {
   Coverage,
   CoverageView,
+  DegradedSessions,
   DetailEntry,
   LocateResult,
   PendingQuestion,
@@ -123,6 +129,17 @@ async function request<T>(path: string, init: RequestInit = {}): Promise<T> {
   return body as T;
 }
 
+/** A GET that retries busy (429) answers, for the routes whose caps a page load can hit. */
+function requestRetrying<T>(path: string, signal?: AbortSignal): Promise<T> {
+  return withBusyRetry(() => request<T>(path, { signal }), {
+    signal,
+    busyOf: (err) =>
+      err instanceof ApiError && err.status === 429
+        ? { busy: true, retryAfterMs: err.retryAfterMs }
+        : { busy: false, retryAfterMs: null },
+  });
+}
+
 function query(params: Record<string, string | number | boolean | null | undefined>): string {
   const u = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) {
@@ -147,7 +164,7 @@ export function fetchSessions(
 ): Promise<SessionList> {
   const source = p.source?.length ? p.source.join(",") : undefined;
   const params = query({ limit: p.limit, offset: p.offset, source, q: p.q });
-  return request(`/api/sessions${params}`, { signal });
+  return requestRetrying(`/api/sessions${params}`, signal);
 }
 
 /** The coverage block, with the first sweep's progress and where each source is looked for. */
@@ -184,7 +201,7 @@ export function fetchDetail(
   p: { offset?: number; limit: number; locate?: string | null; q?: string | null },
   signal?: AbortSignal,
 ): Promise<SessionDetail> {
-  return request(`${sessionPath(key)}${query(p)}`, { signal });
+  return requestRetrying(`${sessionPath(key)}${query(p)}`, signal);
 }
 
 /** Renames a session (null or "" clears the name); answers the stored name. */

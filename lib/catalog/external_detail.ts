@@ -9,13 +9,19 @@
  * contained reader (activity/attach.ts): calls hang on the records of their turn, and
  * `tool_calls` / `context_snapshot` rows are added between records — record order,
  * flags and locators are untouched; `activity` says whether the source files were read.
+ * A damaged shard (F8) is never shown in part: a generation that is still missing or
+ * corrupt after the retry is reported to `onDamage` (the daemon quarantines and re-derives
+ * it at once) and, like a shard already quarantined, answers DamagedSessionError — the
+ * edge's 503 "being rebuilt", or 410 when its sources are gone and it cannot be rebuilt.
  */
 import { NotFoundError } from "../errors.ts";
 import {
   capText,
+  CorruptGenerationError,
   deriveActive,
   type ManifestEntry,
   type MessageRecord,
+  type ShardDamage,
   type Store,
   type SupersessionMark,
 } from "../message_search/mod.ts";
@@ -43,16 +49,54 @@ export interface ExternalModel {
   activity?: ActivityStatus;
 }
 
-async function loadOnce(store: Store, key: string): Promise<ExternalModel> {
+/**
+ * An external session whose index shard is damaged: quarantined, or a generation failed to
+ * load. `reason` rebuilding: the next sweep re-derives it; source_gone: it cannot be.
+ */
+export class DamagedSessionError extends Error {
+  readonly key: string;
+  readonly reason: "rebuilding" | "source_gone";
+  constructor(key: string, reason: "rebuilding" | "source_gone", options?: ErrorOptions) {
+    super(
+      reason === "source_gone"
+        ? `Session "${key}" cannot be shown: its index data was damaged and its source files are gone`
+        : `Session "${key}" cannot be shown right now: its index data was damaged and is being rebuilt; try again in a moment`,
+      options,
+    );
+    this.name = "DamagedSessionError";
+    this.key = key;
+    this.reason = reason;
+  }
+}
+
+/** Options for {@link loadExternal}. */
+export interface LoadExternalOptions {
+  /** Told of a generation found damaged (the daemon: Indexer.reportDamage). */
+  onDamage?: (found: readonly ShardDamage[]) => void;
+}
+
+type Loaded = ExternalModel | { entry: ManifestEntry; failed: string; cause: Error };
+
+async function loadOnce(store: Store, key: string): Promise<Loaded> {
   const m = await store.readManifest();
   const entry = Object.hasOwn(m.sessions, key) ? m.sessions[key] : undefined;
   if (!entry) throw new NotFoundError(`No session "${key}"`);
+  if (entry.quarantined_at_ms !== undefined) {
+    throw new DamagedSessionError(key, entry.source_gone ? "source_gone" : "rebuilding");
+  }
   const records: MessageRecord[] = [];
   const marks: SupersessionMark[] = [];
   for (const g of entry.generations) {
-    const seg = await store.loadSegment(g);
-    records.push(...seg.records);
-    marks.push(...seg.marks);
+    let seg;
+    try {
+      seg = await store.loadSegment(g);
+    } catch (err) {
+      if (!(err instanceof CorruptGenerationError || err instanceof NotFoundError)) throw err;
+      return { entry, failed: g, cause: err };
+    }
+    // Loops, not push(...xs): a spread of 100k+ records overflows the call stack.
+    for (const r of seg.records) records.push(r);
+    for (const k of seg.marks) marks.push(k);
   }
   records.sort((a, b) => a.order - b.order);
   const active = deriveActive(records, marks);
@@ -69,16 +113,23 @@ async function loadOnce(store: Store, key: string): Promise<ExternalModel> {
   return { entry, rows };
 }
 
-/** Loads the model of the external session `key` (NotFoundError when not in the index). */
-export async function loadExternal(store: Store, key: string): Promise<ExternalModel> {
-  let m: ExternalModel;
-  try {
-    m = await loadOnce(store, key);
-  } catch (err) {
-    // A generation GC'd between our manifest read and its load: a newer manifest names
-    // the shard's current generations.
-    if (!(err instanceof NotFoundError) || err.message.startsWith("No session")) throw err;
-    m = await loadOnce(store, key);
+/**
+ * Loads the model of the external session `key` (NotFoundError when not in the index,
+ * DamagedSessionError when its shard is damaged).
+ */
+export async function loadExternal(
+  store: Store,
+  key: string,
+  o: LoadExternalOptions = {},
+): Promise<ExternalModel> {
+  // A generation GC'd between our manifest read and its load (a newer manifest names the
+  // shard's current generations), or re-derived meanwhile: one retry on a fresh read.
+  let m = await loadOnce(store, key);
+  if ("failed" in m) m = await loadOnce(store, key);
+  if ("failed" in m) {
+    o.onDamage?.([{ key, generation: m.failed }]);
+    const reason = m.entry.source_gone ? "source_gone" : "rebuilding";
+    throw new DamagedSessionError(key, reason, { cause: m.cause });
   }
   return await attachActivity(m);
 }

@@ -100,6 +100,9 @@ export function nativeSummary(f: NativeFacts): SessionSummary {
 
 /** The summary of an external session, from its manifest entry alone. */
 export function externalSummary(key: string, e: ManifestEntry): SessionSummary {
+  // A quarantined shard (damaged, being re-derived) holds no records but keeps its ts
+  // range: it stays where it was in the listing.
+  const dated = e.records > 0 || e.quarantined_at_ms !== undefined;
   return {
     key,
     source: e.source,
@@ -108,8 +111,8 @@ export function externalSummary(key: string, e: ManifestEntry): SessionSummary {
     title: e.meta.title,
     project: e.meta.project,
     status: null,
-    created_ms: e.records > 0 ? e.oldest_ts_ms : null,
-    updated_ms: e.records > 0 ? e.newest_ts_ms : null,
+    created_ms: dated ? e.oldest_ts_ms : null,
+    updated_ms: dated ? e.newest_ts_ms : null,
     message_count: e.records,
     source_gone: e.source_gone,
     parent_session_id: e.meta.parent_session_id,

@@ -35,6 +35,7 @@ export type { ListOptions, SessionList } from "./list_sessions.ts";
 export { KEY_MAX_CHARS, parseSessionKey, resolveSessionKey } from "./resolve_key.ts";
 export type { ParsedKey, ResolvedKey } from "./resolve_key.ts";
 export { parseLocate, sessionDetail } from "./session_detail.ts";
+export { DamagedSessionError } from "./external_detail.ts";
 export type { DetailOptions } from "./session_detail.ts";
 export {
   DEEP_DEFAULT_LIMIT,
@@ -43,8 +44,18 @@ export {
   deepSearch,
 } from "./deep_search.ts";
 export type { DeepSearchOptions } from "./deep_search.ts";
-export { REPORT_MAX_TOTAL_BYTES, sessionReportZip } from "./report_zip.ts";
-export type { ReportOptions } from "./report_zip.ts";
+export { REPORT_MAX_TOTAL_BYTES, sessionReportStream, sessionReportZip } from "./report_zip.ts";
+export type { ReportOptions, ReportStream } from "./report_zip.ts";
+export { nativeReplay, REPLAY_PAGE_MAX_BYTES } from "./native_replay.ts";
+export type { ReplayPage } from "./native_replay.ts";
+export {
+  SPINE_BUILDS_MAX,
+  SPINE_CACHE,
+  SPINE_CACHE_MAX_BYTES,
+  SPINE_CACHE_MAX_ENTRIES,
+  SPINE_INDEX_MAX_ENTRIES,
+  SpineCache,
+} from "./spine_cache.ts";
 export { resumeCommand, shellQuote } from "./resume.ts";
 export {
   deleteNativeSession,

@@ -1,24 +1,19 @@
 /**
- * A native session's detail model: the spine read through a contained read (at most
- * SPINE_MAX_BYTES; a longer spine ends in a `log_truncated` row), parsed with the shared
- * line splitter (complete lines only), turned into rows, supersession applied, and the
- * returned page hydrated (sidecar text, tool-call output excerpts and context-snapshot
- * sidecar presence read for those rows only).
- * Legacy rows before an epoch marker get their seq through the marker's [seq, role,
- * hash16] mapping, as the extractor correlates them, so later cuts flag them too.
+ * A native session's detail: the spine is paged through its row index (spine_cache.ts,
+ * native_page.ts: built once per spine identity, extended when the spine grows, never
+ * held whole), and the returned page is hydrated here — sidecar text, tool-call output
+ * excerpts and context-snapshot sidecar presence read for those rows only, through
+ * contained reads. A spine longer than SPINE_MAX_BYTES ends in a `log_truncated` row.
  */
-import { capText, hash16Of, RECORD_TEXT_CAP_BYTES } from "../message_search/mod.ts";
-import {
-  parseEvents,
-  type ReadEvent,
-  SESSION_JSONL,
-  type SessionMeta,
-} from "../session_log/mod.ts";
+import { capText } from "../message_search/mod.ts";
+import type { SessionMeta } from "../session_log/mod.ts";
 import { readMetaInside } from "./native_facts.ts";
-import { applyCuts, buildNativeRows, eraOf, type NativeRow } from "./native_rows.ts";
+import { NativeSpine } from "./native_page.ts";
+import type { NativeRow } from "./native_rows.ts";
 import { isTurnRel, readExcerpt, readSpanText } from "./native_text.ts";
 import type { NativeTool } from "./native_tools.ts";
-import { openInside, readInside } from "./safe_fs.ts";
+import { openInside } from "./safe_fs.ts";
+import { SPINE_CACHE, type SpineCache } from "./spine_cache.ts";
 import {
   type DetailEntry,
   ENTRY_TEXT_CAP_BYTES,
@@ -27,76 +22,31 @@ import {
   type ToolCallEntry,
 } from "./types.ts";
 
-/** Largest spine the detail view parses. */
-export const SPINE_MAX_BYTES = 256 * 1024 * 1024;
+export { SPINE_MAX_BYTES } from "./spine_read.ts";
 
-/** Everything the detail view and jump-to-hit need from one native session. */
-export interface NativeModel {
-  dir: string;
-  meta: SessionMeta | null;
-  events: ReadEvent[];
-  rows: NativeRow[];
-  /** Complete lines in the spine as read (for "shorter than the line" checks). */
-  lineCount: number;
-  /** Why the spine could not be read, when it could not ("missing" for a fresh dir). */
-  spineRefused: string | null;
-  /** The spine is longer than SPINE_MAX_BYTES: only its head was read. */
-  spineTruncated: boolean;
+/** Options for {@link withNativeSpine}. */
+export interface NativeSpineOptions {
+  /** @default SPINE_CACHE (process-wide) */
+  cache?: SpineCache;
 }
 
-/** Loads the model of the native session in `dir`. */
-export async function loadNative(dir: string): Promise<NativeModel> {
+/**
+ * Runs `fn` with the native session in `dir` ready to page (its meta read through a
+ * contained read); the spine's handle and index are held only while `fn` runs.
+ */
+export async function withNativeSpine<T>(
+  dir: string,
+  sessionId: string,
+  fn: (spine: NativeSpine, meta: SessionMeta | null) => Promise<T>,
+  o: NativeSpineOptions = {},
+): Promise<T> {
   const meta = await readMetaInside(dir);
-  const spine = await readInside(dir, SESSION_JSONL, { maxBytes: SPINE_MAX_BYTES });
-  const bytes = spine.ok ? spine.bytes : new Uint8Array(0);
-  const { events } = parseEvents(bytes);
-  let lineCount = 0;
-  for (let i = bytes.indexOf(0x0a); i >= 0; i = bytes.indexOf(0x0a, i + 1)) lineCount++;
-  const rows = buildNativeRows(events, {
+  const inputs = {
+    sessionId,
     createdAtMs: meta?.created_at_ms ?? null,
     metaTask: meta?.task ?? null,
-  });
-  await correlateLegacy(dir, events, rows);
-  applyCuts(rows);
-  if (spine.ok && spine.truncated) {
-    rows.push({
-      kind: "log_truncated",
-      ts_ms: null,
-      line: lineCount,
-      detail: { read_bytes: bytes.length, size: spine.size },
-    });
-  }
-  return {
-    dir,
-    meta,
-    events,
-    rows,
-    lineCount,
-    spineRefused: spine.ok ? null : spine.reason,
-    spineTruncated: spine.ok && spine.truncated,
   };
-}
-
-/** Gives legacy message rows (before the epoch marker) the seq the marker maps them to. */
-async function correlateLegacy(dir: string, events: ReadEvent[], rows: NativeRow[]) {
-  const { epochAt } = eraOf(events);
-  if (epochAt < 0 || !rows.some((r) => r.kind === "cut")) return;
-  const marker = events[epochAt]!;
-  const mapping = [
-    ...((marker.event.data as { mapping?: [number, string, string][] })?.mapping ?? []),
-  ];
-  for (const r of rows) {
-    if (r.kind !== "message" || r.line >= marker.lineNo || r.seq !== undefined || !r.role) continue;
-    let text = r.text;
-    if (text === undefined && r.span) {
-      const read = await readSpanText(dir, r.span, RECORD_TEXT_CAP_BYTES + 4);
-      text = read.ok ? read.text : undefined;
-    }
-    if (text === undefined) continue;
-    const h = hash16Of(text);
-    const at = mapping.findIndex(([, role, mh]) => role === r.role && mh === h);
-    if (at >= 0) r.seq = mapping.splice(at, 1)[0]![0];
-  }
+  return await (o.cache ?? SPINE_CACHE).with(dir, inputs, (h) => fn(new NativeSpine(dir, h), meta));
 }
 
 /** The text row `r` shows (what hydrateNative puts in `text`), for the hit scan. */

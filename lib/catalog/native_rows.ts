@@ -14,6 +14,10 @@
  * output are only named here (`span`, `files`) and read for the returned page. Original
  * `ts` is kept in `detail.ts`; ts_ms is inferred from the meta's created_at for legacy
  * events that lack it (`detail.ts_inferred`).
+ * This whole-spine build is the REFERENCE: the daemon pages through the spine index
+ * (spine_index_build.ts learns these rules one line at a time, native_page.ts derives a
+ * shown row from its line with the same PLAIN table), and spine_index_test.ts holds the
+ * two equal on fuzzed spines. A rule changed here must change there too.
  */
 import {
   createEpochInferrer,
@@ -39,11 +43,17 @@ export interface NativeRow {
   tools?: NativeTool[];
 }
 
-const FOLLOW_UP = /^Round (\d+) follow-up: ([\s\S]*)$/;
+/** A legacy follow-up's info line: its round and the user's text. */
+export const FOLLOW_UP = /^Round (\d+) follow-up: ([\s\S]*)$/;
 type Data = Record<string, unknown>;
 type RowFn = (kind: string, extra?: Partial<NativeRow>, more?: Data) => NativeRow;
 /** Events that only feed tool calls (native_tools.ts): they render no row of their own. */
-const TOOL_EVENTS = new Set(["agent_input", "command_started", "command_finished", "agent_output"]);
+export const TOOL_EVENTS: ReadonlySet<string> = new Set([
+  "agent_input",
+  "command_started",
+  "command_finished",
+  "agent_output",
+]);
 const num = (v: unknown): number | undefined => (typeof v === "number" ? v : undefined);
 const str = (v: unknown): string | undefined => (typeof v === "string" ? v : undefined);
 
@@ -56,45 +66,46 @@ export function eraOf(events: readonly ReadEvent[]): { epochAt: number; canonica
 }
 
 /** Rows that need no state: kind, shown text and detail fields per event name. */
-const PLAIN: Record<string, (ev: LogEvent, d: Data) => [string, string | undefined, Data]> = {
-  human_question: (_, d) => ["question", str(d.question), pick(d, ["question_id"])],
-  human_response_sent: (_, d) => ["answer", undefined, pick(d, ["question_id"])],
-  approval: (_, d) => [
-    "approval",
-    str(d.command),
-    { ...pick(d, ["approval_id", "kind"]), state: "requested" },
-  ],
-  approval_resolved: (_, d) => [
-    "approval",
-    undefined,
-    { ...pick(d, ["approval_id", "by"]), state: d.decision },
-  ],
-  auto_approved: (_, d) => [
-    "approval",
-    str(d.command),
-    { ...pick(d, ["approval_id", "reason"]), state: "auto" },
-  ],
-  context_snapshot: (ev, d) => [
-    "context_snapshot",
-    undefined,
-    {
-      ...pick(d, ["tokens", "item_count", "labels", "source", "session_id", "stream"]),
-      file: ev.file,
-    },
-  ],
-  conversation_rewound: (
-    _,
-    d,
-  ) => ["cut", undefined, pick(d, ["cut_after_seq", "kind", "superseded_at_ms"])],
-  error: (ev, d) => ["error", ev.message ?? str(d.error), { event: ev.event }],
-  crash: (ev, d) => ["error", ev.message ?? str(d.error), { event: ev.event }],
-  warning: (ev, d) => ["warning", ev.message ?? str(d.reason), { event: ev.event }],
-  log_dir_fallback: (ev, d) => ["warning", ev.message ?? str(d.reason), { event: ev.event }],
-  session_end: (
-    _,
-    d,
-  ) => ["session_end", undefined, pick(d, ["status", "turns", "duration_ms", "reason"])],
-};
+export const PLAIN: Record<string, (ev: LogEvent, d: Data) => [string, string | undefined, Data]> =
+  {
+    human_question: (_, d) => ["question", str(d.question), pick(d, ["question_id"])],
+    human_response_sent: (_, d) => ["answer", undefined, pick(d, ["question_id"])],
+    approval: (_, d) => [
+      "approval",
+      str(d.command),
+      { ...pick(d, ["approval_id", "kind"]), state: "requested" },
+    ],
+    approval_resolved: (_, d) => [
+      "approval",
+      undefined,
+      { ...pick(d, ["approval_id", "by"]), state: d.decision },
+    ],
+    auto_approved: (_, d) => [
+      "approval",
+      str(d.command),
+      { ...pick(d, ["approval_id", "reason"]), state: "auto" },
+    ],
+    context_snapshot: (ev, d) => [
+      "context_snapshot",
+      undefined,
+      {
+        ...pick(d, ["tokens", "item_count", "labels", "source", "session_id", "stream"]),
+        file: ev.file,
+      },
+    ],
+    conversation_rewound: (
+      _,
+      d,
+    ) => ["cut", undefined, pick(d, ["cut_after_seq", "kind", "superseded_at_ms"])],
+    error: (ev, d) => ["error", ev.message ?? str(d.error), { event: ev.event }],
+    crash: (ev, d) => ["error", ev.message ?? str(d.error), { event: ev.event }],
+    warning: (ev, d) => ["warning", ev.message ?? str(d.reason), { event: ev.event }],
+    log_dir_fallback: (ev, d) => ["warning", ev.message ?? str(d.reason), { event: ev.event }],
+    session_end: (
+      _,
+      d,
+    ) => ["session_end", undefined, pick(d, ["status", "turns", "duration_ms", "reason"])],
+  };
 
 /** One pass over a session's events. */
 class RowBuilder {
@@ -228,7 +239,8 @@ export function buildNativeRows(
   return b.rows;
 }
 
-function pick(d: Data, keys: string[]): Data {
+/** The defined fields `keys` of `d`. */
+export function pick(d: Data, keys: string[]): Data {
   const out: Data = {};
   for (const k of keys) if (d[k] !== undefined) out[k] = d[k];
   return out;

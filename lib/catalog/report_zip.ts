@@ -8,13 +8,17 @@
  * opened through openInside (lstat → O_NOFOLLOW|O_NONBLOCK open → dev+ino check) and
  * read up to the size its handle reported, so a file growing meanwhile is cut
  * consistently. Only native sessions have a directory; external ones are refused.
+ * The archive is STREAMED (zip_stream.ts): sessionReportStream validates the key, then
+ * walks the directory only as the consumer pulls, one file open at a time and read in
+ * 1 MiB pieces, so neither the archive nor any file of it is ever held whole; an aborted
+ * download cancels the walk and closes the open file.
  */
 import { join } from "node:path";
 import { InvalidInputError } from "../errors.ts";
 import { resolveSessionKey } from "./resolve_key.ts";
 import { listInside, openInside } from "./safe_fs.ts";
 import type { CatalogDeps } from "./types.ts";
-import { ZIP_MAX_ENTRIES, ZipWriter } from "./zip_writer.ts";
+import { ZIP_MAX_ENTRIES, ZipStream } from "./zip_stream.ts";
 
 /** Content cap of one report (uncompressed). */
 export const REPORT_MAX_TOTAL_BYTES = 256 * 1024 * 1024;
@@ -26,14 +30,14 @@ const MAX_FILES = ZIP_MAX_ENTRIES - 1;
 interface Walk {
   dir: string;
   cap: number;
-  zip: ZipWriter;
+  zip: ZipStream;
   prefix: string;
   total: number;
   files: number;
   skipped: { path: string; reason: string }[];
 }
 
-async function walk(w: Walk, rel: string, depth: number): Promise<void> {
+async function* walk(w: Walk, rel: string, depth: number): AsyncGenerator<Uint8Array> {
   const entries = await listInside(w.dir, rel);
   if (entries === null) {
     w.skipped.push({ path: rel || ".", reason: "directory refused (symlink or swapped)" });
@@ -45,12 +49,12 @@ async function walk(w: Walk, rel: string, depth: number): Promise<void> {
     else if (e.kind === "other") w.skipped.push({ path, reason: "not a regular file" });
     else if (e.kind === "dir") {
       if (depth >= MAX_DEPTH) w.skipped.push({ path, reason: `deeper than ${MAX_DEPTH} levels` });
-      else await walk(w, path, depth + 1);
-    } else await addFile(w, path);
+      else yield* walk(w, path, depth + 1);
+    } else yield* addFile(w, path);
   }
 }
 
-async function addFile(w: Walk, path: string): Promise<void> {
+async function* addFile(w: Walk, path: string): AsyncGenerator<Uint8Array> {
   if (w.files >= MAX_FILES) {
     w.skipped.push({ path, reason: `over the ${MAX_FILES}-file cap` });
     return;
@@ -66,9 +70,12 @@ async function addFile(w: Walk, path: string): Promise<void> {
       w.skipped.push({ path, reason: `over the ${w.cap}-byte content cap (${file.size} bytes)` });
       return;
     }
-    const data = await file.read(0, file.size);
-    w.zip.add(`${w.prefix}${path}`, data, { mtimeMs: file.mtimeMs, mode: 0o600 });
-    w.total += data.length;
+    const name = `${w.prefix}${path}`;
+    if (!w.zip.fits(name, file.size)) {
+      w.skipped.push({ path, reason: "over the zip format's size limit" });
+      return;
+    }
+    w.total += yield* w.zip.file(name, file, file.size, { mtimeMs: file.mtimeMs, mode: 0o600 });
     w.files++;
   } finally {
     await file.close();
@@ -98,12 +105,22 @@ export interface ReportOptions {
   maxTotalBytes?: number;
 }
 
-/** Zips the native session `key`'s directory. */
-export async function sessionReportZip(
+/** A report being streamed: the archive's chunks, and the session it is of. */
+export interface ReportStream {
+  sessionId: string;
+  stream: ReadableStream<Uint8Array>;
+}
+
+/**
+ * Streams the native session `key`'s directory as a zip. The key and options are checked
+ * (and the session resolved) before this resolves, so a bad request fails before any byte
+ * is sent; the walk then runs as the stream is read.
+ */
+export async function sessionReportStream(
   d: CatalogDeps,
   key: string,
   o: ReportOptions = {},
-): Promise<Uint8Array> {
+): Promise<ReportStream> {
   const { maxTotalBytes = REPORT_MAX_TOTAL_BYTES } = o;
   if (
     !Number.isInteger(maxTotalBytes) || maxTotalBytes < 0 || maxTotalBytes > REPORT_MAX_TOTAL_BYTES
@@ -121,16 +138,29 @@ export async function sessionReportZip(
   const w: Walk = {
     dir: join(d.logsDir, s.session_id),
     cap: maxTotalBytes,
-    zip: new ZipWriter(),
+    zip: new ZipStream(),
     prefix: `${s.session_id}/`,
     total: 0,
     files: 0,
     skipped: [],
   };
-  await walk(w, "", 0);
-  const nowMs = (d.now ?? Date.now)();
-  w.zip.add("README.txt", new TextEncoder().encode(readme(s.session_id, w, nowMs)), {
-    mtimeMs: nowMs,
-  });
-  return w.zip.finish();
+  const now = d.now ?? Date.now;
+  async function* chunks(): AsyncGenerator<Uint8Array> {
+    yield* walk(w, "", 0);
+    const nowMs = now();
+    const text = new TextEncoder().encode(readme(s.session_id, w, nowMs));
+    yield* w.zip.bytes("README.txt", text, { mtimeMs: nowMs });
+    yield* w.zip.finish();
+  }
+  return { sessionId: s.session_id, stream: ReadableStream.from(chunks()) };
+}
+
+/** The whole report in memory (small sessions, tests); the HTTP route streams it. */
+export async function sessionReportZip(
+  d: CatalogDeps,
+  key: string,
+  o: ReportOptions = {},
+): Promise<Uint8Array> {
+  const { stream } = await sessionReportStream(d, key, o);
+  return new Uint8Array(await new Response(stream).arrayBuffer());
 }

@@ -16,14 +16,20 @@ import {
   type Locator,
   RECORD_TEXT_CAP_BYTES,
 } from "../message_search/mod.ts";
-import { applyNameOverlays, normalizeName, readNameOverlays } from "../session_log/mod.ts";
+import {
+  applyNameOverlays,
+  normalizeName,
+  readNameOverlays,
+  type SessionMeta,
+} from "../session_log/mod.ts";
 import { externalEntries, loadExternal } from "./external_detail.ts";
 import { externalSummary, nativeSummary } from "./list_sessions.ts";
 import { type Anchor, locateNative } from "./locate_native.ts";
 import { locateExternal } from "./locate_external.ts";
 import { findHits, hitNeedles } from "./detail_hits.ts";
-import { hydrateNative, loadNative, type NativeModel, nativeShownText } from "./native_detail.ts";
+import { hydrateNative, nativeShownText, withNativeSpine } from "./native_detail.ts";
 import { lastEventMs } from "./native_facts.ts";
+import type { NativeSpine } from "./native_page.ts";
 import { readPendingQuestion } from "./pending_question.ts";
 import { resolveSessionKey } from "./resolve_key.ts";
 import {
@@ -77,31 +83,21 @@ function checkPaging(o: DetailOptions): { offset: number | undefined; limit: num
   return { offset, limit };
 }
 
-async function nativeSessionSummary(id: string, m: NativeModel): Promise<SessionSummary> {
+async function nativeSessionSummary(
+  id: string,
+  m: NativeSpine,
+  meta: SessionMeta | null,
+): Promise<SessionSummary> {
   // The listing's definition of updated_ms, so list and detail always agree.
   const last = await lastEventMs(m.dir);
-  const updated = last === "missing" ? m.meta?.created_at_ms ?? null : last;
-  let parent: string | null = null;
-  for (const { event } of m.events) {
-    const d = event.data as { child_id?: unknown; parent_id?: unknown } | undefined;
-    if (
-      event.event === "session_relationship" && d?.child_id === id &&
-      typeof d.parent_id === "string"
-    ) {
-      parent = d.parent_id;
-    }
-  }
+  const updated = last === "missing" ? meta?.created_at_ms ?? null : last;
   const s = nativeSummary({
     id,
     dir: m.dir,
-    meta: m.meta,
-    updatedMs: updated ?? m.meta?.created_at_ms ?? null,
+    meta,
+    updatedMs: updated ?? meta?.created_at_ms ?? null,
   });
-  return {
-    ...s,
-    message_count: m.rows.filter((r) => r.kind === "message").length,
-    parent_session_id: parent,
-  };
+  return { ...s, message_count: m.index.messageCount, parent_session_id: m.index.parent };
 }
 
 function pageStart(
@@ -141,6 +137,17 @@ function withCaps(entries: DetailEntry[]): DetailEntry[] {
   return entries;
 }
 
+/** One session's detail, whatever its source, before paging. */
+interface DetailSource {
+  session: SessionSummary;
+  total: number;
+  anchor: Anchor | null;
+  page(offset: number): Promise<DetailEntry[]>;
+  textAt(i: number): Promise<string | undefined> | string | undefined;
+  pending?: PendingQuestion | null;
+  activity?: ActivityStatus;
+}
+
 /** Reads one page of a session's detail, optionally anchored on a locator. */
 export async function sessionDetail(
   d: CatalogDeps,
@@ -151,47 +158,60 @@ export async function sessionDetail(
   const loc = o.locate === undefined || o.locate === null ? null : parseLocate(o.locate);
   const s = await resolveSessionKey(d, key);
   const overlays = await readNameOverlays(d.namesPath);
-  let session: SessionSummary;
-  let total: number;
-  let anchor: Anchor | null = null;
-  let page: (offset: number) => Promise<DetailEntry[]>;
-  let textAt: (i: number) => Promise<string | undefined> | string | undefined;
-  let pending: PendingQuestion | null | undefined;
-  let activity: ActivityStatus | undefined;
+  const paged = (src: DetailSource) => pageOf(src, { explicit, limit, q: o.q, overlays });
   if (s.source === "intendant") {
-    const m = await loadNative(s.dir!);
-    pending = await readPendingQuestion(m.dir, { meta: m.meta });
-    session = await nativeSessionSummary(s.session_id, m);
-    total = m.rows.length;
-    if (loc) anchor = await locateNative(m, loc);
-    page = (offset) => hydrateNative(m.dir, m.rows.slice(offset, offset + limit), offset);
-    textAt = (i) => nativeShownText(m.dir, m.rows[i]!);
-  } else {
-    const m = await loadExternal(d.store, s.key);
-    activity = m.activity;
-    session = externalSummary(s.key, m.entry);
-    total = m.rows.length;
-    if (loc) anchor = locateExternal(m, loc);
-    page = (offset) =>
-      Promise.resolve(externalEntries(m.rows.slice(offset, offset + limit), offset));
-    textAt = (i) => {
+    // The spine's index and handle are held only while this page is made.
+    return await withNativeSpine(s.dir!, s.session_id, async (m, meta) =>
+      await paged({
+        session: await nativeSessionSummary(s.session_id, m, meta),
+        total: m.total,
+        anchor: loc ? await locateNative(m, loc) : null,
+        page: async (offset) => hydrateNative(m.dir, await m.rows(offset, limit), offset),
+        textAt: async (i) =>
+          m.hasText(i) ? nativeShownText(m.dir, await m.row(i, { tools: false })) : undefined,
+        pending: await readPendingQuestion(m.dir, { meta }),
+      }));
+  }
+  const m = await loadExternal(d.store, s.key, { onDamage: d.onDamage });
+  return await paged({
+    session: externalSummary(s.key, m.entry),
+    total: m.rows.length,
+    anchor: loc ? locateExternal(m, loc) : null,
+    page: (offset) =>
+      Promise.resolve(externalEntries(m.rows.slice(offset, offset + limit), offset)),
+    textAt: (i) => {
       const r = m.rows[i]!;
       return r.kind === "record" ? capText(r.rec.text, ENTRY_TEXT_CAP_BYTES).text : undefined;
-    };
-  }
-  const named = applyNameOverlays([session], overlays)[0] ?? session;
-  session = { ...named, name: normalizeName(named.name) };
+    },
+    activity: m.activity,
+  });
+}
+
+async function pageOf(
+  src: DetailSource,
+  o: {
+    explicit: number | undefined;
+    limit: number;
+    q: string | null | undefined;
+    overlays: Awaited<ReturnType<typeof readNameOverlays>>;
+  },
+): Promise<SessionDetail> {
+  const named = applyNameOverlays([src.session], o.overlays)[0] ?? src.session;
+  const session = { ...named, name: normalizeName(named.name) };
+  const { anchor, total } = src;
   const anchorRow = anchor?.state === "resolved" ? anchor.row : null;
-  const offset = pageStart(total, limit, anchorRow, explicit);
-  const out: SessionDetail = { session, entries: withCaps(await page(offset)), offset, total };
+  const offset = pageStart(total, o.limit, anchorRow, o.explicit);
+  const out: SessionDetail = { session, entries: withCaps(await src.page(offset)), offset, total };
   if (anchor) out.locate = toResult(anchor, offset);
-  if (activity) out.activity = activity;
+  if (src.activity) out.activity = src.activity;
   if (o.q !== undefined && o.q !== null) {
     const needles = hitNeedles(o.q);
-    const found = needles ? await findHits(total, needles, textAt) : { hits: [], complete: true };
+    const found = needles
+      ? await findHits(total, needles, src.textAt)
+      : { hits: [], complete: true };
     out.hits = found.hits;
     out.hits_complete = found.complete;
   }
-  if (pending !== undefined) out.pending_question = pending;
+  if (src.pending !== undefined) out.pending_question = src.pending;
   return out;
 }

@@ -4,7 +4,7 @@
  * locator at all: the edge answers 400). Everything a well-formed locator can run into
  * degrades into a typed LocateResult instead, so the detail view still opens.
  */
-import type { Source, Store } from "../message_search/mod.ts";
+import type { ShardDamage, Source, Store } from "../message_search/mod.ts";
 
 /** What the catalog reads. Paths come from ResolvedConfig; nothing here reads the env. */
 export interface CatalogDeps {
@@ -14,6 +14,11 @@ export interface CatalogDeps {
   store: Store;
   /** `<state-root>/session_names.json` (the name overlay). */
   namesPath: string;
+  /**
+   * Told when the detail view finds an external session's index shard damaged (the
+   * daemon wires Indexer.reportDamage: quarantine and an immediate re-derivation sweep).
+   */
+  onDamage?: (found: readonly ShardDamage[]) => void;
   /** @default Date.now */
   now?: () => number;
 }

@@ -26,7 +26,7 @@ export const indexCommand: Command = {
     const cfg = resolveConfig(io.env, { cwd: io.cwd });
     const progress = progressLine(io.stderr, { isTty: io.isTty });
     const { store, indexer } = await createMessageIndex(cfg, { onProgress: progress.onProgress });
-    await indexer.startup();
+    const { quarantined } = await indexer.startup();
     // Trash entries past their keep time go with the rest of the startup maintenance; a
     // failure to remove one must not cost the sweep.
     await gcTrash({ stateRoot: cfg.stateRoot }).catch((err) =>
@@ -39,8 +39,11 @@ export const indexCommand: Command = {
       windowDays: cfg.messageSearch.windowDays,
       lastReport: report,
     });
-    if (boolFlag(args, "json")) io.stdout(stringifyTerminalSafe({ report, coverage }) + "\n");
-    else io.stdout(formatCoverage(coverage, report, cfg.messageSearch.storeRoot));
+    // Shards the startup check found damaged, quarantined, and this sweep re-derived.
+    const rederived = quarantined.length + report.quarantined.length;
+    if (boolFlag(args, "json")) {
+      io.stdout(stringifyTerminalSafe({ report, coverage, rederived }) + "\n");
+    } else io.stdout(formatCoverage(coverage, report, cfg.messageSearch.storeRoot, { rederived }));
     return EXIT_OK;
   },
 };
@@ -50,7 +53,12 @@ function day(ms: number | null): string {
 }
 
 /** The human table. */
-export function formatCoverage(c: Coverage, r: SweepReport, storeRoot: string): string {
+export function formatCoverage(
+  c: Coverage,
+  r: SweepReport,
+  storeRoot: string,
+  o: { rederived?: number } = {},
+): string {
   const rows = [[
     "source",
     "sessions",
@@ -76,6 +84,20 @@ export function formatCoverage(c: Coverage, r: SweepReport, storeRoot: string): 
     if (reasons) notes.push(`  ${src} skipped: ${reasons}`);
     // Source errors quote paths and parser messages from the agent homes: untrusted text.
     for (const e of s.errors) notes.push(`  ${src} error: ${terminalSafe(e)}`);
+  }
+  // Damaged shards (F8): this run's startup check quarantined them and the sweep re-derived
+  // them; what is left is lost (sources gone) or failed to re-derive (see the errors).
+  if (o.rederived) {
+    notes.push(`  damaged index shards found: ${o.rederived} (re-derived unless listed below)`);
+  }
+  if (c.degraded.count > 0) {
+    const keys = c.degraded.sessions.map((d) => terminalSafe(d.session_key)).join(", ");
+    const more = c.degraded.count - c.degraded.sessions.length;
+    notes.push(
+      `  damaged, not searchable: ${c.degraded.count} (${c.degraded.lost} lost: source files gone): ${keys}${
+        more > 0 ? ` and ${more} more` : ""
+      }`,
+    );
   }
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
   const table = rows.map((row) =>

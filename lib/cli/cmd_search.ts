@@ -8,7 +8,10 @@
  *    last sweep is stale (so `--refresh` needs no local sweep then);
  *  - otherwise the store is searched in this process, with a progress line on a TTY after
  *    1 s; `--refresh` sweeps first.
- * "no matches" is printed only when the whole index was searched. A cursor from either
+ * "no matches" is printed only when the whole index was searched; a page that could not
+ * search some sessions (damaged index shards, F8) says how many, names them, and says
+ * whether they are being rebuilt (a daemon answered: it started the repair sweep) or need
+ * `intendant index` (searched in process), or cannot be rebuilt (sources gone). A cursor from either
  * path continues on either (both sign with the state root's cursor.key); a bad or expired
  * cursor is a usage error (exit 2, one line), never a stack trace.
  */
@@ -85,7 +88,7 @@ export const searchCommand: Command = {
       const out = { ...a.res, coverage: a.coverage, answered_by: a.answeredBy };
       io.stdout(stringifyTerminalSafe(out) + "\n");
     } else {
-      io.stdout(formatResults(a.res));
+      io.stdout(formatResults(a.res, { answeredBy: a.answeredBy }));
     }
     return EXIT_OK;
   },
@@ -174,8 +177,47 @@ function mark(snippet: string, offset: number, ranges: [number, number][]): stri
   return out + piece(at);
 }
 
+/** Session keys shown in the degraded note; the rest are counted. */
+const DEGRADED_KEYS_SHOWN = 5;
+
+/** The plain statement of sessions a page could not search (see SearchResponse). */
+function degradedNote(d: NonNullable<SearchResponse["degraded"]>, by: "daemon" | "store"): string {
+  const rebuilding = d.count - d.lost;
+  const parts: string[] = [];
+  if (rebuilding > 0) {
+    parts.push(
+      `${plural(rebuilding, "session")} could not be searched: ${
+        rebuilding === 1 ? "its" : "their"
+      } index data is damaged and ${
+        by === "daemon"
+          ? "is being rebuilt (search again in a moment)"
+          : "is rebuilt by the next sweep (run `intendant index`)"
+      }`,
+    );
+  }
+  if (d.lost > 0) {
+    parts.push(
+      `${plural(d.lost, "session")} could not be searched and cannot be rebuilt: ${
+        d.lost === 1 ? "its" : "their"
+      } index data was damaged and ${d.lost === 1 ? "its" : "their"} source files are gone`,
+    );
+  }
+  const shown = d.sessions.slice(0, DEGRADED_KEYS_SHOWN).map((s) => terminalSafe(s.session_key));
+  const more = d.count - shown.length;
+  return `(partial: ${parts.join("; ")}: ${shown.join(", ")}${
+    more > 0 ? ` and ${more} more` : ""
+  })`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
 /** The human listing: every string from a transcript goes through terminalSafe. */
-export function formatResults(res: SearchResponse): string {
+export function formatResults(
+  res: SearchResponse,
+  o: { answeredBy?: "daemon" | "store" } = {},
+): string {
   const lines: string[] = [];
   for (const g of res.groups) {
     lines.push(
@@ -199,7 +241,8 @@ export function formatResults(res: SearchResponse): string {
       );
     }
   }
-  if (res.state === "partial") {
+  if (res.degraded) lines.push(degradedNote(res.degraded, o.answeredBy ?? "store"));
+  if (res.state === "partial" && res.partial_reason !== "degraded") {
     const why = res.partial_reason === "timeout"
       ? "the search ran out of time; some sessions were not searched"
       : "the page reached the response size limit";

@@ -6,11 +6,15 @@
  * A legacy file (any message with seq 0) is renumbered 1..N on load by
  * {@link Conversation.ensureSeqsAssigned}; a file whose seqs are all set is left alone,
  * because renumbering would break the events that already reference those seqs.
+ * The file is read through the contained reader (a symlink, FIFO or hard link planted at
+ * its name is refused with a ContainedReadError, never followed or waited on).
  */
 import { join } from "node:path";
 import {
   lineText,
   openRegularFileSync,
+  readInside,
+  refusalError,
   splitCompleteLines,
   writeAllSync,
   writeFileAtomic,
@@ -52,15 +56,17 @@ export class Conversation {
     options: { contextWindow?: number | null } = {},
   ): Promise<{ conversation: Conversation; report: LoadReport }> {
     const conv = new Conversation(options);
-    let bytes: Uint8Array;
-    try {
-      bytes = await Deno.readFile(join(dir, CONVERSATION_JSONL));
-    } catch (err) {
-      if (err instanceof Deno.errors.NotFound) {
-        return { conversation: conv, report: { malformedLines: [], tornTailBytes: 0 } };
-      }
-      throw err;
+    // Whole, as far as the fstat size (a conversation has no cap of its own).
+    const read = await readInside(dir, CONVERSATION_JSONL, {
+      maxBytes: Number.MAX_SAFE_INTEGER,
+      overflow: "truncate",
+      hardlinks: "refuse",
+    });
+    if (!read.ok && read.reason === "missing") {
+      return { conversation: conv, report: { malformedLines: [], tornTailBytes: 0 } };
     }
+    if (!read.ok) throw refusalError(join(dir, CONVERSATION_JSONL), read.reason);
+    const bytes = read.bytes;
     const { lines, consumedOffset } = splitCompleteLines(bytes);
     const malformed: number[] = [];
     let headerNext = 0;

@@ -3,7 +3,10 @@
  * implementation maps 1:1 onto Deno's async APIs; tests substitute a wrapper that
  * injects errnos, kills the process at the k-th operation, or simulates power loss.
  * Invariant: callers never reach around it for store files (conventions: durability).
+ * Store files a reader must not trust blindly (manifest.json, manifest.journal) are read
+ * with `readFileCapped`: through the contained reader, never past a size cap.
  */
+import { openContained, refusalError } from "./contained_open.ts";
 
 /** An open, write-only handle created by {@link Fs.createNew}. */
 export interface FsWriteHandle {
@@ -25,6 +28,13 @@ export interface FsStat {
   ino: number;
 }
 
+/** What {@link Fs.readFileCapped} read. */
+export interface CappedRead {
+  bytes: Uint8Array;
+  /** The stat of the file the bytes came from (fstat of the handle). */
+  stat: FsStat;
+}
+
 /** Directory entry as returned by {@link Fs.readDir}. */
 export interface FsDirEntry {
   name: string;
@@ -42,6 +52,14 @@ export interface Fs {
    */
   openAppend(path: string): Promise<FsWriteHandle>;
   readFile(path: string): Promise<Uint8Array>;
+  /**
+   * Reads a whole regular file of at most `maxBytes` without following a symlink or
+   * waiting on a FIFO: a symlink, FIFO, device or directory throws ContainedReadError
+   * ("symlink" / "not_regular"), a larger file too ("too_large", never read past the
+   * cap); a missing one throws Deno.errors.NotFound. Hard links are allowed (store files
+   * are ours and validated). Returns the bytes and the stat of the handle they came from.
+   */
+  readFileCapped(path: string, maxBytes: number): Promise<CappedRead>;
   rename(from: string, to: string): Promise<void>;
   remove(path: string): Promise<void>;
   stat(path: string): Promise<FsStat>;
@@ -113,6 +131,7 @@ export const realFs: Fs = {
     return new RealWriteHandle(file);
   },
   readFile: (path) => Deno.readFile(path),
+  readFileCapped,
   rename: (from, to) => Deno.rename(from, to),
   remove: (path) => Deno.remove(path),
   stat: async (path) => toFsStat(await Deno.stat(path)),
@@ -141,3 +160,38 @@ export const realFs: Fs = {
     }
   },
 };
+
+/** A path renamed over while being opened is retried this often before it is refused. */
+const SWAP_RETRIES = 3;
+
+/** Fs.readFileCapped of the real file system. */
+async function readFileCapped(path: string, maxBytes: number): Promise<CappedRead> {
+  for (let attempt = 1;; attempt++) {
+    const opened = await openContained(path, { hardlinks: "allow", maxSize: maxBytes });
+    // "swapped": a writer renamed a new file in between the lstat and the open (the
+    // store's own lockless readers meet this): read the new one instead.
+    if (!opened.ok && opened.reason === "swapped" && attempt < SWAP_RETRIES) continue;
+    if (!opened.ok) throw refusalError(path, opened.reason);
+    const f = opened.file;
+    try {
+      // One byte past the cap detects a file that grew after its fstat.
+      const bytes = await f.read(0, Math.min(f.size, maxBytes) + 1);
+      if (bytes.length > maxBytes) throw refusalError(path, "too_large");
+      return {
+        bytes,
+        stat: {
+          isFile: true,
+          isDirectory: false,
+          isSymlink: false,
+          size: f.size,
+          // Whole ms, as toFsStat gives them: identities built from either must agree.
+          mtimeMs: Number.isFinite(f.mtimeMs) ? Math.floor(f.mtimeMs) : null,
+          dev: f.dev,
+          ino: f.ino,
+        },
+      };
+    } finally {
+      await f.close();
+    }
+  }
+}

@@ -1,8 +1,9 @@
 /**
  * Durability primitives shared by every writer: the injectable file-system interface,
- * the one atomic replace helper, the shared JSONL line splitter and creation hygiene.
+ * the one atomic replace helper, the shared JSONL line splitter, creation hygiene and
+ * the one contained reader (contained_open.ts: every untrusted file is opened there).
  */
-export type { Fs, FsDirEntry, FsStat, FsWriteHandle } from "./fs.ts";
+export type { CappedRead, Fs, FsDirEntry, FsStat, FsWriteHandle } from "./fs.ts";
 export { readFileOrNull, realFs, statOrNull, toFsStat } from "./fs.ts";
 export type { AppendDurableOptions } from "./append_durable.ts";
 export { appendDurable } from "./append_durable.ts";
@@ -21,3 +22,37 @@ export {
   removeIfExists,
   writeAllSync,
 } from "./safe_create.ts";
+export type {
+  ContainedFile,
+  ContainedFileInfo,
+  ContainedFileSync,
+  ContainedOpen,
+  ContainedOpenOptions,
+  ContainedOpenSync,
+  ReadRefusal,
+} from "./contained_open.ts";
+export {
+  ContainedReadError,
+  openContained,
+  openContainedSync,
+  READ_REFUSALS,
+  refusalError,
+  refusalOf,
+} from "./contained_open.ts";
+export type {
+  BoundedReadOptions,
+  ContainedDirEntry,
+  ContainedRead,
+  InsideOptions,
+} from "./contained_read.ts";
+export {
+  isPlainComponent,
+  isRealDir,
+  listInside,
+  openInside,
+  openInsideSync,
+  readContained,
+  readContainedSync,
+  readInside,
+  readInsideSync,
+} from "./contained_read.ts";

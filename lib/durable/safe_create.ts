@@ -106,8 +106,10 @@ export interface OpenRegularOptions {
 
 /**
  * Opens `dir/name` for writing without ever following a planted symlink: a missing file
- * is created with O_EXCL; an existing one must lstat as a regular file and the opened
- * handle must have the same dev+ino (Deno has no O_NOFOLLOW, so this closes the swap race).
+ * is created with O_EXCL; an existing one must lstat as a regular file with one link and
+ * the opened handle must have the same dev+ino (Deno has no O_NOFOLLOW, so this closes the
+ * swap race). A hard link is refused like a symlink: appending to one would write into
+ * whatever file outside the directory shares its inode (reliability F1).
  */
 export function openRegularFileSync(
   dir: string,
@@ -128,9 +130,12 @@ export function openRegularFileSync(
   if (before.isSymlink || !before.isFile) {
     throw new ContainmentError(`Refusing "${path}": not a regular file (symlink or special)`);
   }
+  if ((before.nlink ?? 1) > 1) {
+    throw new ContainmentError(`Refusing "${path}": it has more than one link`);
+  }
   const file = Deno.openSync(path, { write: true, append });
   const after = file.statSync();
-  if (after.dev !== before.dev || after.ino !== before.ino) {
+  if (after.dev !== before.dev || after.ino !== before.ino || (after.nlink ?? 1) > 1) {
     file.close();
     throw new ContainmentError(`Refusing "${path}": it was swapped while opening`);
   }

@@ -2,12 +2,19 @@
  * The coverage block: what the index holds, per source, and how honest it is. `building`
  * until the first sweep completes (never claims readiness it does not have); per-source
  * session and record counts, oldest/newest indexed ts_ms, source_gone counts and skipped
- * input by reason; and the legacy matrix, verbatim: what sessions written before the
- * message lane can ever yield.
+ * input by reason; the degraded shards (F8: quarantined in the manifest, or reported
+ * damaged and not yet quarantined), which no search can read until a sweep re-derives them
+ * — or never, when their sources are gone (lost); and the legacy matrix, verbatim: what
+ * sessions written before the message lane can ever yield. Quarantined shards hold no
+ * records, so they count in no source's sessions/records.
  */
 import { type Source, SOURCES } from "./record.ts";
-import type { Manifest } from "./store/types.ts";
+import type { Manifest, ShardDamage } from "./store/types.ts";
 import type { SweepReport } from "./indexer.ts";
+import type { DegradedReason } from "./query/types.ts";
+
+/** Degraded shards named in the coverage block (the counts are always exact). */
+export const COVERAGE_DEGRADED_MAX = 20;
 
 export interface SourceCoverage {
   sessions: number;
@@ -20,12 +27,33 @@ export interface SourceCoverage {
   errors: string[];
 }
 
+/** One degraded shard (reasons as in query/types.ts DegradedReason). */
+export interface DegradedShard {
+  session_key: string;
+  source: Source;
+  reason: DegradedReason;
+  /** When it was quarantined; null while only reported (not yet quarantined). */
+  since_ms: number | null;
+}
+
+/** Shards no search can read now. */
+export interface DegradedCoverage {
+  count: number;
+  /** Of count: damaged or quarantined with sources present (the next sweep re-derives them). */
+  rebuilding: number;
+  /** Of count: quarantined with sources gone (their messages are lost to the index). */
+  lost: number;
+  /** The first COVERAGE_DEGRADED_MAX, rebuilding before lost, then by key. */
+  sessions: DegradedShard[];
+}
+
 export interface Coverage {
   state: "building" | "ready";
   window_days: number | null;
   revision: number;
   last_sweep_at_ms: number | null;
   sources: Record<Source, SourceCoverage>;
+  degraded: DegradedCoverage;
   legacy: { ask_human_answers: "none"; follow_ups: "best_effort"; note: string };
 }
 
@@ -42,6 +70,8 @@ export interface IndexerState {
   readonly lastSweepAtMs: number | null;
   readonly lastReport: SweepReport | null;
   unpublishedSkips(): Partial<Record<Source, Record<string, number>>>;
+  /** Damage reported by readers and not yet quarantined. */
+  pendingDamage(): ShardDamage[];
 }
 
 /** Coverage of `manifest` as `indexer` last left it: the one wiring every edge uses. */
@@ -55,6 +85,7 @@ export function indexerCoverage(
     lastSweepAtMs: o.indexer.lastSweepAtMs,
     lastReport: o.lastReport ?? o.indexer.lastReport,
     unpublished: o.indexer.unpublishedSkips(),
+    pendingDamage: o.indexer.pendingDamage(),
   });
 }
 
@@ -68,6 +99,8 @@ export function buildCoverage(
     lastReport: SweepReport | null;
     /** Skips of sessions that published nothing (Indexer.unpublishedSkips()). */
     unpublished?: Partial<Record<Source, Record<string, number>>>;
+    /** Damage reported and not yet quarantined (Indexer.pendingDamage()). */
+    pendingDamage?: readonly ShardDamage[];
   },
 ): Coverage {
   const sources = Object.fromEntries(SOURCES.map((s) => [s, empty()])) as Record<
@@ -109,7 +142,38 @@ export function buildCoverage(
     revision: manifest.revision,
     last_sweep_at_ms: o.lastSweepAtMs,
     sources,
+    degraded: degradedOf(manifest, o.pendingDamage ?? []),
     legacy: LEGACY_MATRIX,
+  };
+}
+
+/** The degraded block: quarantined entries plus reported damage not yet quarantined. */
+export function degradedOf(manifest: Manifest, pending: readonly ShardDamage[]): DegradedCoverage {
+  const all: DegradedShard[] = [];
+  for (const [key, e] of Object.entries(manifest.sessions)) {
+    if (e.quarantined_at_ms === undefined) continue;
+    const reason = e.source_gone ? "source_gone" : "rebuilding";
+    all.push({ session_key: key, source: e.source, reason, since_ms: e.quarantined_at_ms });
+  }
+  for (const d of pending) {
+    const e = Object.hasOwn(manifest.sessions, d.key) ? manifest.sessions[d.key] : undefined;
+    // Reported against an older revision and healed (or deleted) since: nothing to show.
+    if (!e || e.quarantined_at_ms !== undefined || !e.generations.includes(d.generation)) {
+      continue;
+    }
+    const reason = e.source_gone ? "source_gone" : "damaged";
+    all.push({ session_key: d.key, source: e.source, reason, since_ms: null });
+  }
+  const lost = all.filter((d) => d.reason === "source_gone").length;
+  all.sort((a, b) =>
+    Number(a.reason === "source_gone") - Number(b.reason === "source_gone") ||
+    (a.session_key < b.session_key ? -1 : a.session_key > b.session_key ? 1 : 0)
+  );
+  return {
+    count: all.length,
+    rebuilding: all.length - lost,
+    lost,
+    sessions: all.slice(0, COVERAGE_DEGRADED_MAX),
   };
 }
 

@@ -14,12 +14,16 @@
  *   already consumed are still there; the anchor can (finding 5).
  * - Equal size + mtime skips reading only when the cursor was captured more than
  *   RACY_WINDOW_MS after that mtime (git's racy-clean rule); otherwise the hashes decide.
- * - Only regular files are opened. Deno.open has no O_NOFOLLOW/O_NONBLOCK but node:fs
- *   passes both through, and the open handle's dev+ino must match the lstat, so a symlink,
+ * - Only regular files are opened, and only through the one contained reader
+ *   (durable/contained_open.ts: lstat, O_NOFOLLOW|O_NONBLOCK, fstat dev+ino), so a symlink,
  *   FIFO, socket or device swapped in after the lstat is refused without blocking or reading.
+ *   `hardlinks` says whether a file with more than one link is read: "allow" (the default)
+ *   for agents' transcripts, whose twins discovery deduplicates by identity; the native
+ *   extractor passes "refuse" (a hardlink into a session directory may name any file).
  * - Memory is bounded: lines stream in 1 MiB chunks, and a line over `maxLineBytes` is
  *   skipped to its "\n" without being buffered past the cap (finding 7: 1 GB lines).
- * Errors: a non-regular or swapped path throws ContainmentError; EACCES/EPERM throw
+ * Errors: a refused path throws ContainedReadError (a ContainmentError with a typed
+ * `reason`: symlink, not_regular, swapped, hardlinked); EACCES/EPERM throw
  * Deno.errors.PermissionDenied; a cursor that no longer matches the file it is resumed on
  * throws CursorMismatchError (treat as rewritten). Malformed JSON is the consumer's business.
  * One file (≈600 lines, over the 400 soft cap) because the open check, the classifier and
@@ -27,10 +31,13 @@
  * internals that no other module may use.
  */
 import { createHash } from "node:crypto";
-import { constants as FS, promises as fsp, type Stats } from "node:fs";
-import type { FileHandle } from "node:fs/promises";
-import { ContainmentError } from "../errors.ts";
-import { type LineSpan, splitCompleteLines } from "../durable/mod.ts";
+import {
+  type ContainedFile,
+  type LineSpan,
+  openContained,
+  refusalError,
+  splitCompleteLines,
+} from "../durable/mod.ts";
 import type { CursorClass, FileCursor } from "./cursor_types.ts";
 import { noteSourceOpen } from "./io_stats.ts";
 
@@ -51,7 +58,12 @@ export interface FileStatLite {
   ino: number;
   size: number;
   mtime_ms: number | null;
+  /** Link count (lstat/fstat); absent where a stat was rebuilt from a stored cursor. */
+  nlink?: number;
 }
+
+/** Whether a file with more than one link may be read (see the header). */
+export type HardlinkPolicy = "refuse" | "allow";
 
 /** The cursor handed to {@link readIncrement} does not describe the file any more. */
 export class CursorMismatchError extends Error {
@@ -70,39 +82,31 @@ function hash16(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex").slice(0, 16);
 }
 
-function toStatLite(st: Stats): FileStatLite {
+function toStatLite(st: Deno.FileInfo): FileStatLite {
   return {
-    kind: st.isFile() ? "file" : "other",
-    dev: st.dev,
-    ino: st.ino,
+    kind: st.isFile ? "file" : "other",
+    dev: st.dev ?? 0,
+    ino: st.ino ?? 0,
     size: st.size,
     // Truncated to whole ms on both the lstat and the fstat path so equality is exact.
-    mtime_ms: Number.isFinite(st.mtimeMs) ? Math.trunc(st.mtimeMs) : null,
+    mtime_ms: st.mtime ? Math.trunc(st.mtime.getTime()) : null,
+    nlink: st.nlink ?? 1,
   };
 }
 
-function errnoOf(err: unknown): string | undefined {
-  if (err instanceof Error && "code" in err && typeof err.code === "string") return err.code;
-  return undefined;
+function fileStatLite(f: ContainedFile): FileStatLite {
+  return {
+    kind: "file",
+    dev: f.dev,
+    ino: f.ino,
+    size: f.size,
+    mtime_ms: Number.isFinite(f.mtimeMs) ? Math.trunc(f.mtimeMs) : null,
+    nlink: f.nlink,
+  };
 }
 
-/** node:fs throws errno-coded Errors; callers count Deno's classes and ours. */
-function translateError(err: unknown, path: string): unknown {
-  switch (errnoOf(err)) {
-    case "EACCES":
-    case "EPERM":
-      return new Deno.errors.PermissionDenied(`Cannot read source "${path}": permission denied`, {
-        cause: err,
-      });
-    case "ENOENT":
-      return new Deno.errors.NotFound(`Source "${path}" does not exist`, { cause: err });
-    case "ELOOP":
-      return new ContainmentError(`Refusing "${path}": it is a symlink`, { cause: err });
-    case "ENXIO": // open(2) on a socket
-      return new ContainmentError(`Refusing "${path}": not a regular file`, { cause: err });
-    default:
-      return err;
-  }
+function isAbsent(err: unknown): boolean {
+  return err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory;
 }
 
 /**
@@ -115,79 +119,39 @@ function translateError(err: unknown, path: string): unknown {
 // deno-lint-ignore require-await
 export async function statSource(path: string): Promise<FileStatLite | null> {
   try {
-    const st = Deno.lstatSync(path);
-    return {
-      kind: st.isFile ? "file" : "other",
-      dev: st.dev ?? 0,
-      ino: st.ino ?? 0,
-      size: st.size,
-      mtime_ms: st.mtime ? Math.trunc(st.mtime.getTime()) : null,
-    };
+    return toStatLite(Deno.lstatSync(path));
   } catch (err) {
     // ENOTDIR: a parent component is now a file; there is no source here either way.
-    const code = errnoOf(err);
-    if (code === "ENOENT" || code === "ENOTDIR" || err instanceof Deno.errors.NotFound) return null;
-    throw translateError(err, path);
-  }
-}
-
-/** statSource through the thread pool: the read path yields to the event loop here. */
-async function statSourceAsync(path: string): Promise<FileStatLite | null> {
-  try {
-    return toStatLite(await fsp.lstat(path));
-  } catch (err) {
-    const code = errnoOf(err);
-    if (code === "ENOENT" || code === "ENOTDIR" || err instanceof Deno.errors.NotFound) return null;
-    throw translateError(err, path);
-  }
-}
-
-interface OpenSource {
-  handle: FileHandle;
-  stat: FileStatLite;
-}
-
-/** Opens a regular file whose identity matches `expected` (or a fresh lstat). */
-async function openRegular(path: string, expected: FileStatLite | null): Promise<OpenSource> {
-  // Async on purpose (unlike statSource): a loop of refused opens (a path swapped to a
-  // symlink) must still let other tasks run between its attempts.
-  const before = expected ?? await statSourceAsync(path);
-  if (before === null) throw new Deno.errors.NotFound(`Source "${path}" does not exist`);
-  if (before.kind !== "file") {
-    throw new ContainmentError(`Refusing "${path}": not a regular file`);
-  }
-  let handle: FileHandle;
-  try {
-    // O_NOFOLLOW: a symlink swapped in after the lstat fails (ELOOP) instead of being
-    // followed. O_NONBLOCK: a swapped-in FIFO cannot block the sweep waiting for a writer;
-    // it has no effect on reads of a regular file.
-    handle = await fsp.open(path, FS.O_RDONLY | FS.O_NOFOLLOW | FS.O_NONBLOCK);
-  } catch (err) {
-    throw translateError(err, path);
-  }
-  noteSourceOpen();
-  try {
-    const stat = toStatLite(await handle.stat());
-    if (stat.kind !== "file" || stat.dev !== before.dev || stat.ino !== before.ino) {
-      throw new ContainmentError(`Refusing "${path}": it was swapped while opening`);
-    }
-    return { handle, stat };
-  } catch (err) {
-    await handle.close();
+    if (isAbsent(err)) return null;
     throw err;
   }
 }
 
-/** pread loop: fills `len` bytes from `offset`, or fewer at end of file. */
-async function readAt(handle: FileHandle, offset: number, len: number): Promise<Uint8Array> {
-  const buf = new Uint8Array(len);
-  let got = 0;
-  while (got < len) {
-    const { bytesRead } = await handle.read(buf, got, len - got, offset + got);
-    if (bytesRead === 0) break;
-    got += bytesRead;
+interface OpenSource {
+  file: ContainedFile;
+  stat: FileStatLite;
+}
+
+/**
+ * Opens a regular file through the contained reader, checked against `expected` (the
+ * lstat the caller classified) or a fresh lstat. Async on purpose (unlike statSource): a
+ * loop of refused opens (a path swapped to a symlink) must still let other tasks run.
+ */
+async function openRegular(
+  path: string,
+  expected: FileStatLite | null,
+  hardlinks: HardlinkPolicy,
+): Promise<OpenSource> {
+  if (expected !== null && expected.kind !== "file") {
+    throw refusalError(path, "not_regular");
   }
-  return buf.subarray(0, got);
+  const opened = await openContained(path, {
+    hardlinks,
+    ...(expected ? { expected: { dev: expected.dev, ino: expected.ino } } : {}),
+  });
+  if (!opened.ok) throw refusalError(path, opened.reason);
+  noteSourceOpen();
+  return { file: opened.file, stat: fileStatLite(opened.file) };
 }
 
 type ReadRange = (offset: number, len: number) => Promise<Uint8Array>;
@@ -256,23 +220,49 @@ export async function classifyCursor(
   return { kind: "appended" };
 }
 
+/** Options for {@link classifySource}. */
+export interface ClassifySourceOptions {
+  /** @default Date.now() */
+  now?: number;
+  /** @default "allow" (see the header) */
+  hardlinks?: HardlinkPolicy;
+}
+
 /** statSource + classifyCursor, opening the file (identity-checked) only if bytes are needed. */
 export async function classifySource(
   path: string,
   cursor: FileCursor | null,
-  options: { now?: number } = {},
+  options: ClassifySourceOptions = {},
 ): Promise<{ stat: FileStatLite | null; class: CursorClass }> {
-  const { now = Date.now() } = options;
+  const { now = Date.now(), hardlinks = "allow" } = options;
   const stat = await statSource(path);
   const held: { open?: OpenSource } = {};
   try {
     const readRange: ReadRange = async (offset, len) => {
-      held.open ??= await openRegular(path, stat);
-      return readAt(held.open.handle, offset, len);
+      held.open ??= await openRegular(path, stat, hardlinks);
+      return held.open.file.read(offset, len);
     };
     return { stat, class: await classifyCursor(cursor, stat, { now, readRange }) };
   } finally {
-    await held.open?.handle.close();
+    await held.open?.file.close();
+  }
+}
+
+/**
+ * Reads bytes [offset, offset+len) of `path` through the contained reader (fewer at end
+ * of file): the `readRange` of a classifyCursor call made on a stat taken elsewhere.
+ */
+export async function readSourceRange(
+  path: string,
+  offset: number,
+  len: number,
+  o: { expected: FileStatLite | null; hardlinks?: HardlinkPolicy },
+): Promise<Uint8Array> {
+  const { file } = await openRegular(path, o.expected, o.hardlinks ?? "allow");
+  try {
+    return await file.read(offset, len);
+  } finally {
+    await file.close();
   }
 }
 
@@ -292,6 +282,8 @@ export interface ReadIncrementOptions {
    * that failed closed and must not be re-read. @default false
    */
   claimWholeFile?: boolean;
+  /** Whether a file with more than one link is read. @default "allow" (see the header) */
+  hardlinks?: HardlinkPolicy;
 }
 
 /** A line skipped because it exceeded `maxLineBytes` (length without its "\n"). */
@@ -334,12 +326,12 @@ export async function readIncrement(
   const epoch = from ? from.rewrite_epoch ?? 0 : options.rewriteEpoch ?? 0;
   assertPositiveInt("maxBytes", maxBytes);
   assertPositiveInt("maxLineBytes", maxLineBytes);
-  const { handle, stat } = await openRegular(path, null);
+  const { file, stat } = await openRegular(path, null, options.hardlinks ?? "allow");
   try {
     // Taken right after the fstat: any later write gets an mtime at or after this instant.
     const capturedAt = now();
-    if (from !== null) await assertCursorHolds(path, from, stat, handle);
-    const scan = await scanLines(handle, {
+    if (from !== null) await assertCursorHolds(path, from, stat, file);
+    const scan = await scanLines(file, {
       start: from?.offset ?? 0,
       firstLineNo: from?.next_line ?? 1,
       end: stat.size,
@@ -359,7 +351,7 @@ export async function readIncrement(
       ? { ...stat, size: scan.consumedTo }
       : stat;
     const cursor = await captureCursor(
-      handle,
+      file,
       cursorStat,
       scan.consumedTo,
       nextLine,
@@ -376,7 +368,7 @@ export async function readIncrement(
       complete: !scan.early,
     };
   } finally {
-    await handle.close();
+    await file.close();
   }
 }
 
@@ -384,12 +376,12 @@ async function assertCursorHolds(
   path: string,
   from: FileCursor,
   stat: FileStatLite,
-  handle: FileHandle,
+  file: ContainedFile,
 ): Promise<void> {
   let reason: string | null = null;
   if (stat.dev !== from.dev || stat.ino !== from.ino) reason = "identity";
   else if (stat.size < from.offset) reason = "shrunk";
-  else reason = await checkSpans(from, stat.size, (o, l) => readAt(handle, o, l));
+  else reason = await checkSpans(from, stat.size, (o, l) => file.read(o, l));
   if (reason !== null) {
     throw new CursorMismatchError(
       `Cursor for "${path}" no longer matches the file: ${reason}`,
@@ -399,7 +391,7 @@ async function assertCursorHolds(
 }
 
 async function captureCursor(
-  handle: FileHandle,
+  file: ContainedFile,
   stat: FileStatLite,
   offset: number,
   nextLine: number,
@@ -410,8 +402,8 @@ async function captureCursor(
   const anchorLen = Math.min(ANCHOR_SPAN_BYTES, offset);
   // A concurrent truncation makes these reads short; the hashes then mismatch next sweep,
   // which rebuilds: conservative, never silent.
-  const prefix = await readAt(handle, 0, prefixLen);
-  const anchor = await readAt(handle, offset - anchorLen, anchorLen);
+  const prefix = await file.read(0, prefixLen);
+  const anchor = await file.read(offset - anchorLen, anchorLen);
   return {
     dev: stat.dev,
     ino: stat.ino,
@@ -465,7 +457,7 @@ interface Scan {
  * whole up to its last "\n" (one native lastIndexOf); only the others are walked line by
  * line. Both give the same parts: the walk only decides where to stop.
  */
-async function scanLines(handle: FileHandle, o: ScanOptions): Promise<Scan> {
+async function scanLines(file: ContainedFile, o: ScanOptions): Promise<Scan> {
   const r: Scan = {
     baseOffset: o.start,
     firstLineNo: o.firstLineNo,
@@ -484,7 +476,7 @@ async function scanLines(handle: FileHandle, o: ScanOptions): Promise<Scan> {
     // Kept chunks must be fresh (their subarrays become parts); a skipped line reuses one.
     const want = Math.min(READ_CHUNK_BYTES, o.end - pos);
     const buf = skipping ? (scratch ??= new Uint8Array(READ_CHUNK_BYTES)) : new Uint8Array(want);
-    const { bytesRead: n } = await handle.read(buf, 0, want, pos);
+    const n = await file.readInto(buf, pos, want);
     if (n === 0) break; // Shrank under us: the next sweep classifies it.
     const chunk = buf.subarray(0, n);
     const keep = (a: number, b: number) =>

@@ -11,12 +11,31 @@
  * that publish nothing (wrapper sessions, nothing said yet,
  * everything older than the window) are remembered in process, not in the store. One
  * source's failure is isolated: it is counted and every other source still publishes.
+ *
+ * Damaged shards (F8): a reader that finds a generation damaged (the query engine, the
+ * detail view) calls reportDamage, which starts a sweep at once in the background — never
+ * inline with the query, coalesced with a sweep in flight (sweep() shares it; damage
+ * reported after that sweep took its list gets exactly one follow-up sweep), so at most
+ * one sweep ever runs. Every sweep begins by quarantining the reported shards through the
+ * store's publish path (quarantine.ts: only while the entry still names the reported
+ * generation and that file still fails to load — a stale report never costs a healthy
+ * shard), then re-derives every quarantined shard from its sources with a full read
+ * (prior = null) in the same sweep. The startup check quarantines what it
+ * finds the same way, as does a compaction that meets a damaged base. A quarantined shard
+ * whose sources are gone cannot be re-derived: it stays quarantined (coverage reports it
+ * lost) and nothing re-triggers a sweep for it, so damage never loops.
  */
 import type { Store } from "./store/mod.ts";
-import { type ManifestEntry, sessionKey, type ShardUpdate } from "./store/types.ts";
+import {
+  type ManifestEntry,
+  sessionKey,
+  type ShardDamage,
+  type ShardUpdate,
+} from "./store/types.ts";
 import { cursorFingerprint, cursorWatermark, statSource } from "./cursor.ts";
 import type { Extractor, PriorShard, SessionUnit } from "./extract/types.ts";
 import type { Source } from "./record.ts";
+import { findDamage, quarantineDamaged } from "./quarantine.ts";
 
 /**
  * The query edge's refreshIfStale age. The spec's 1_000 promised "~1 s freshness", but an
@@ -72,6 +91,8 @@ export interface SweepReport {
   revision: number;
   sources: Record<string, SourceSweep>;
   rejected: { key: string; reason: string }[];
+  /** Shards this sweep quarantined before extracting (reported damage). */
+  quarantined: string[];
 }
 
 export interface SourceSweep {
@@ -105,6 +126,13 @@ export class Indexer {
   /** Skips found in sessions that published nothing (e.g. a Kimi session over a bound). */
   #unpublishedSkips = new Map<string, { source: Source; skipped: Record<string, number> }>();
   #rederive = new Set<string>();
+  /** Damage reported by readers since the last sweep took its list, by session key. */
+  #damage = new Map<string, ShardDamage>();
+  /** The list a sweep took, until its quarantine is published (coverage shows both). */
+  #quarantining: ShardDamage[] = [];
+  /** Set when a publish quarantined a shard after extraction (compaction over damage). */
+  #followUp = false;
+  #started = 0;
 
   constructor(o: IndexerOptions) {
     // Explicit `?? default`: a spread would let an explicit `undefined` erase the default.
@@ -140,17 +168,64 @@ export class Indexer {
     return out;
   }
 
+  /** Sweeps started since construction (completed or not). */
+  get sweepsStarted(): number {
+    return this.#started;
+  }
+
   /** Forces a full re-derivation of these sessions on the next sweep (corrupt segments). */
   markForRederive(keys: Iterable<string>): void {
     for (const k of keys) this.#rederive.add(k);
   }
 
-  /** Startup maintenance: GC, then verify every referenced generation and drop bad entries. */
-  async startup(): Promise<{ dropped: string[] }> {
-    await this.#o.store.gc();
-    const bad = await this.#o.store.verifyAll();
-    if (bad.length) await this.#o.store.dropEntries(bad);
-    return { dropped: bad };
+  /**
+   * A reader found these generations damaged: they are quarantined and re-derived by a
+   * sweep started now in the background (or right after the one in flight). Returns at
+   * once; never throws (a failed repair sweep is logged, and the next reader that meets
+   * the damage reports it again).
+   */
+  reportDamage(found: readonly ShardDamage[]): void {
+    if (found.length === 0) return;
+    for (const f of found) this.#damage.set(f.key, f);
+    // In flight: sweep()'s end starts the follow-up when damage is still pending then.
+    if (this.#inflight || this.#stopped) return;
+    this.#repairInBackground();
+  }
+
+  /** Damage reported and not yet quarantined (coverage lists it with the quarantined). */
+  pendingDamage(): ShardDamage[] {
+    return [...this.#quarantining, ...this.#damage.values()];
+  }
+
+  #repairInBackground(): void {
+    this.sweep().catch((err) =>
+      this.#o.logger?.(
+        `message index repair sweep failed: ${err instanceof Error ? err.message : String(err)}`,
+      )
+    );
+  }
+
+  /**
+   * Startup maintenance: GC, then verify every referenced generation and quarantine the
+   * shards that name a damaged one (the next sweep re-derives them).
+   */
+  async startup(): Promise<{ quarantined: string[] }> {
+    const { store } = this.#o;
+    await store.gc();
+    const bad = await store.verifyAll();
+    if (bad.length === 0) return { quarantined: [] };
+    return { quarantined: await this.#quarantine(await findDamage(store, bad)) };
+  }
+
+  /** Quarantines the still-damaged shards of `found` (quarantine.ts); logs how many. */
+  async #quarantine(found: readonly ShardDamage[]): Promise<string[]> {
+    const keys = await quarantineDamaged(this.#o.store, found);
+    if (keys.length > 0) {
+      this.#o.logger?.(
+        `message index: ${keys.length} damaged shard(s) quarantined for re-derivation`,
+      );
+    }
+    return keys;
   }
 
   /** Starts the periodic sweeps; the first runs one full interval from now. */
@@ -168,6 +243,14 @@ export class Indexer {
       if (!this.#stopped) this.#timer = setTimeout(tick, this.#o.intervalMs);
     };
     this.#timer = setTimeout(tick, this.#o.intervalMs);
+  }
+
+  /**
+   * Resolves once no sweep is running: the in-flight one and any follow-up it started
+   * (a repair sweep a reader triggered, F8). Never rejects; sweep errors are the sweep's.
+   */
+  async settled(): Promise<void> {
+    while (this.#inflight) await this.#inflight.catch(() => null);
   }
 
   /** Stops the timer and waits for an in-flight sweep. */
@@ -190,16 +273,38 @@ export class Indexer {
     await this.sweep();
   }
 
-  /** Runs one sweep now; concurrent callers share the in-flight one. */
+  /**
+   * Runs one sweep now; concurrent callers share the in-flight one. When it ends with
+   * damage reported after it took its list (or a shard quarantined by its own publish),
+   * one follow-up sweep starts in the background.
+   */
   sweep(): Promise<SweepReport> {
     if (!this.#inflight) {
-      this.#inflight = this.#sweepOnce().finally(() => (this.#inflight = null));
+      this.#inflight = this.#sweepOnce().finally(() => {
+        this.#inflight = null;
+        const again = this.#followUp || this.#damage.size > 0;
+        this.#followUp = false;
+        if (again && !this.#stopped) this.#repairInBackground();
+      });
     }
     return this.#inflight;
   }
 
   async #sweepOnce(): Promise<SweepReport> {
     const { store } = this.#o;
+    this.#started++;
+    // Taken before anything is awaited: damage reported from here on gets the follow-up.
+    // Dropped from the pending list even if the quarantine fails: the next reader that
+    // meets the damage reports it again, and a failing store never loops sweeps.
+    const damage = [...this.#damage.values()];
+    this.#damage.clear();
+    this.#quarantining = damage;
+    let quarantined: string[];
+    try {
+      quarantined = await this.#quarantine(damage);
+    } finally {
+      this.#quarantining = [];
+    }
     const extractors = typeof this.#o.extractors === "function"
       ? await this.#o.extractors()
       : this.#o.extractors;
@@ -243,9 +348,13 @@ export class Indexer {
       revision = r.revision;
       rejected.push(...r.rejected);
       const rej = new Set(r.rejected.map((x) => x.key));
+      // A compaction met a damaged base and quarantined the shard: re-derive it at once.
+      if (r.rejected.some((x) => x.reason === "corrupt_base")) this.#followUp = true;
       for (const u of batch) {
         if (rej.has(u.key)) continue;
         this.#rederive.delete(u.key);
+        // Re-derived from source: a damage report against its old files is stale now.
+        if (u.kind === "replace") this.#damage.delete(u.key);
         if (u.kind === "replace" || u.kind === "append") {
           const s = sources[u.source]!;
           s.published++;
@@ -322,6 +431,7 @@ export class Indexer {
       revision,
       sources,
       rejected,
+      quarantined,
     };
     this.#lastReport = report;
     this.#lastDoneAt = this.#o.now();
@@ -335,7 +445,8 @@ export class Indexer {
     entry: ManifestEntry | undefined,
     s: SourceSweep,
   ): Promise<ShardUpdate | null> {
-    const rederive = this.#rederive.has(unit.key);
+    // A quarantined shard (damaged, F8) is read from the start, as a new one would be.
+    const rederive = this.#rederive.has(unit.key) || entry?.quarantined_at_ms !== undefined;
     if (!entry) {
       const sig = await filesSignature(unit);
       if (this.#nothing.get(unit.key) === sig) {

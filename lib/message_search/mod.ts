@@ -10,8 +10,19 @@ export * from "./store/mod.ts";
 export * from "./store/types.ts";
 export { Indexer, QUERY_REFRESH_MS } from "./indexer.ts";
 export type { IndexerOptions, SourceSweep, SweepProgress, SweepReport } from "./indexer.ts";
-export { buildCoverage, indexerCoverage, LEGACY_MATRIX } from "./coverage.ts";
-export type { Coverage, IndexerState, SourceCoverage } from "./coverage.ts";
+export {
+  buildCoverage,
+  COVERAGE_DEGRADED_MAX,
+  indexerCoverage,
+  LEGACY_MATRIX,
+} from "./coverage.ts";
+export type {
+  Coverage,
+  DegradedCoverage,
+  DegradedShard,
+  IndexerState,
+  SourceCoverage,
+} from "./coverage.ts";
 export { createIntendantExtractor, INTENDANT_PARSER_VERSION } from "./extract/intendant.ts";
 export { SPAN_HASH_MAX_BYTES } from "./extract/intendant_events.ts";
 export { CODEX_PARSER_VERSION, createCodexExtractor } from "./extract/codex.ts";

@@ -12,7 +12,7 @@
 import { join, resolve } from "node:path";
 import { z } from "zod";
 import type { ResolvedConfig } from "../config.ts";
-import { isInside } from "../durable/mod.ts";
+import { isInside, readContained } from "../durable/mod.ts";
 import { normalizeSource, SESSION_ID_GRAMMAR } from "../session_log/mod.ts";
 import type { Source } from "./record.ts";
 
@@ -132,18 +132,22 @@ async function listDirs(dir: string): Promise<string[]> {
   return out.sort();
 }
 
+/** A registry or agent-config file is a few hundred bytes; larger is not one of ours. */
+const REGISTRY_FILE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * A small JSON file we wrote (a leased-active entry, a session's agent config), read
+ * through the contained reader: a symlink (to /dev/zero, outside), FIFO, hard link,
+ * oversized file or a swap after the lstat is ignored like a missing file, never followed,
+ * waited on or read past the cap.
+ */
 async function readJson<T extends z.ZodType>(path: string, schema: T): Promise<z.infer<T> | null> {
-  let text: string;
-  try {
-    const st = await Deno.lstat(path);
-    if (!st.isFile || st.size > 1024 * 1024) return null;
-    text = await Deno.readTextFile(path);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotADirectory) {
-      return null;
-    }
-    throw err;
-  }
+  const read = await readContained(path, {
+    maxBytes: REGISTRY_FILE_MAX_BYTES,
+    hardlinks: "refuse",
+  });
+  if (!read.ok) return null;
+  const text = new TextDecoder().decode(read.bytes);
   try {
     const r = schema.safeParse(JSON.parse(text));
     return r.success ? r.data : null;

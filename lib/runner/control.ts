@@ -7,12 +7,17 @@
  *  - steer / rollback: `ctl` drops an atomic request file into `ctl/` (and appends
  *    steer_requested to the spine at request time); the runner takes them at the next
  *    turn boundary. A rollback of a session that is not running is applied at once.
+ * Every IPC file is read through the contained reader, capped at IPC_FILE_MAX_BYTES: a
+ * symlink (to /dev/zero, outside), FIFO, hard link or huge file planted at its name is
+ * never followed, waited on or read whole (reliability F1/F5); it counts as unreadable.
  */
 import { join } from "node:path";
 import { z } from "zod";
 import {
+  type ContainedRead,
   createNewFileSync,
   ensurePrivateDirSync,
+  readInside,
   removeIfExists,
   writeAllSync,
   writeFileAtomic,
@@ -22,6 +27,16 @@ import { appendEventToDir, HUMAN_QUESTION, HUMAN_RESPONSE, readMeta } from "../s
 import { Conversation } from "../conversation/mod.ts";
 
 export const CTL_DIR = "ctl";
+/** Longest IPC file read (a question, an answer, a request): far past any real one. */
+export const IPC_FILE_MAX_BYTES = 4 * 1024 * 1024;
+
+function readIpc(dir: string, rel: string): Promise<ContainedRead> {
+  return readInside(dir, rel, { maxBytes: IPC_FILE_MAX_BYTES, hardlinks: "refuse" });
+}
+
+function ipcText(r: ContainedRead & { ok: true }): string {
+  return new TextDecoder().decode(r.bytes);
+}
 
 const QuestionSchema = z.object({ question_id: z.string(), question: z.string() });
 const AnswerSchema = z.object({ question_id: z.string(), text: z.string() });
@@ -49,12 +64,16 @@ async function writeRequest(dir: string, req: ControlRequest): Promise<void> {
 /** Answers the pending askHuman of the session in `dir`. */
 export async function answerQuestion(dir: string, text: string): Promise<{ questionId: string }> {
   let q: z.infer<typeof QuestionSchema>;
+  const read = await readIpc(dir, HUMAN_QUESTION);
+  if (!read.ok && read.reason === "missing") {
+    throw new NotFoundError(`Session "${dir}" has no pending question`);
+  }
+  if (!read.ok) {
+    throw new InvalidInputError(`Unreadable human_question in "${dir}": refused (${read.reason})`);
+  }
   try {
-    q = QuestionSchema.parse(JSON.parse(await Deno.readTextFile(join(dir, HUMAN_QUESTION))));
+    q = QuestionSchema.parse(JSON.parse(ipcText(read)));
   } catch (err) {
-    if (err instanceof Deno.errors.NotFound) {
-      throw new NotFoundError(`Session "${dir}" has no pending question`);
-    }
     throw new InvalidInputError(`Unreadable human_question in "${dir}"`, { cause: err });
   }
   await writeFileAtomic(
@@ -131,7 +150,8 @@ export async function takeRequests(
   const bad: string[] = [];
   for (const name of names) {
     const p = join(ctl, name);
-    const r = RequestSchema.safeParse(safeJson(await Deno.readTextFile(p)));
+    const read = await readIpc(dir, `${CTL_DIR}/${name}`);
+    const r = RequestSchema.safeParse(read.ok ? safeJson(ipcText(read)) : null);
     if (r.success) requests.push(r.data);
     else bad.push(name);
     await Deno.remove(p);
@@ -178,13 +198,11 @@ export async function waitForAnswer(
   const path = join(dir, HUMAN_RESPONSE);
   while (!o.signal.aborted) {
     let text: string | null = null;
-    try {
-      const st = await Deno.lstat(path);
-      if (st.isFile) text = await Deno.readTextFile(path);
-      else await Deno.remove(path);
-    } catch (err) {
-      if (!(err instanceof Deno.errors.NotFound)) throw err;
-    }
+    const read = await readIpc(dir, HUMAN_RESPONSE);
+    if (read.ok) text = ipcText(read);
+    // Anything else planted at the name (symlink, FIFO, hard link, huge) is unlinked unread.
+    // ("parent": the session dir itself is no longer real; nothing there is ours to unlink.)
+    else if (read.reason !== "missing" && read.reason !== "parent") await removeIfExists(path);
     if (text !== null) {
       const r = AnswerSchema.safeParse(safeJson(text));
       await removeIfExists(path);

@@ -36,10 +36,16 @@ const ERROR_MAX_CHARS = 200;
 
 let cache: { key: string; value: Coverage } | null = null;
 
-/** Current coverage, at most COVERAGE_RESERVE_BYTES of JSON when its errors allow. */
+/**
+ * Current coverage, at most COVERAGE_RESERVE_BYTES of JSON when its errors allow (its
+ * degraded block names at most COVERAGE_DEGRADED_MAX shards: ~3 KiB). Damage a search
+ * just reported is in the key, so the page that found it carries it in `degraded`.
+ */
 export async function coverageFor(d: RouteDeps): Promise<Coverage> {
   const m = await d.store.readManifest();
-  const key = `${d.store.root}\0${m.revision}\0${d.indexer.lastSweepAtMs}\0${d.indexer.ready}`;
+  const pending = d.indexer.pendingDamage().map((x) => `${x.key}/${x.generation}`).join(",");
+  const key = `${d.store.root}\0${m.revision}\0${d.indexer.lastSweepAtMs}\0${d.indexer.ready}` +
+    `\0${pending}`;
   if (cache?.key === key) return cache.value;
   const value = indexerCoverage(m, { indexer: d.indexer, windowDays: d.windowDays });
   boundErrors(value);

@@ -10,8 +10,15 @@
  * to the caller (the CLI's progress line) and to the coverage endpoint, and its end is
  * reported once. Shutdown stops the server, the token watch and the indexer and removes
  * daemon.json if it is still ours.
+ *
+ * The port is held by the TCP front (http_front.ts: header, body and idle timeouts, size
+ * caps, a connection cap, origin-form targets only), which forwards each checked request
+ * to Deno.serve listening on a private unix socket, `<state-root>/run/http.sock` (the
+ * directory is 0700; the socket is removed at shutdown, and one left by a killed daemon is
+ * removed at the next start once a connect to it is refused). Nothing but the front can
+ * reach that server: no second TCP port exists to bypass it.
  */
-import { join } from "node:path";
+import { dirname } from "node:path";
 import type { ResolvedConfig } from "../config.ts";
 import { ensurePrivateDirSync, removeIfExists, writeFileAtomic } from "../durable/mod.ts";
 import {
@@ -27,8 +34,11 @@ import { gcTrash } from "../catalog/mod.ts";
 import { createApp } from "./app.ts";
 import { SEARCH_PAGE_BUDGET_BYTES } from "./coverage_route.ts";
 import { loadOrCreateToken, watchTokenFile } from "./token_file.ts";
+import { loadCursorKey } from "./cursor_key.ts";
+import { readDaemonFile } from "./daemon_file.ts";
 import { displayPath } from "./token_page.ts";
 import { createProgressTracker } from "./sweep_progress.ts";
+import { type FrontLimits, startHttpFront } from "./http_front.ts";
 
 /** A running daemon. */
 export interface Daemon {
@@ -58,21 +68,41 @@ export interface DaemonOptions {
   onFirstSweep?: (r: FirstSweep) => void;
   /** How often the token file is re-checked. @default TOKEN_RECHECK_MS */
   tokenRecheckMs?: number;
+  /** The TCP front's limits (tests shorten the timeouts). @default http_front.ts constants */
+  front?: Partial<FrontLimits>;
 }
 
-/** Loads (or creates, 0600) the HMAC key that signs search cursors. */
-export async function loadCursorKey(cacheRoot: string): Promise<Uint8Array> {
-  ensurePrivateDirSync(cacheRoot);
-  const path = join(cacheRoot, "cursor.key");
-  try {
-    const key = await Deno.readFile(path);
-    if (key.length === 32) return key;
-  } catch (err) {
-    if (!(err instanceof Deno.errors.NotFound)) throw err;
+/** How long requests in flight may take to finish at shutdown. */
+const SHUTDOWN_GRACE_MS = 2_000;
+
+/** Longest unix socket path (sun_path is 108 bytes on Linux, 104 on macOS; NUL included). */
+const SOCKET_PATH_MAX_BYTES = 103;
+
+/**
+ * Makes `path` free for the daemon's socket: a socket left by a killed daemon (a connect
+ * is refused) is removed; one that answers belongs to a daemon serving this state root
+ * now, and two daemons on one state root would fight over daemon.json and the index, so
+ * that is refused like a taken port (AddrInUse, exit 6).
+ */
+async function claimSocketPath(path: string): Promise<void> {
+  ensurePrivateDirSync(dirname(path));
+  const bytes = new TextEncoder().encode(path).length;
+  if (bytes > SOCKET_PATH_MAX_BYTES) {
+    throw new RangeError(
+      `State root path is too long for the daemon's private socket: "${path}" is ${bytes} bytes, at most ${SOCKET_PATH_MAX_BYTES}; set INTENDANT_HOME to a shorter directory`,
+    );
   }
-  const key = crypto.getRandomValues(new Uint8Array(32));
-  await writeFileAtomic(path, key);
-  return key;
+  try {
+    (await Deno.connect({ transport: "unix", path })).close();
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return;
+    if (!(err instanceof Deno.errors.ConnectionRefused)) throw err;
+    await removeIfExists(path);
+    return;
+  }
+  throw new Deno.errors.AddrInUse(
+    `Another intendant daemon is serving this state root (its socket "${path}" answers)`,
+  );
 }
 
 /** Starts serving. Throws Deno.errors.AddrInUse when the port is taken. */
@@ -101,20 +131,38 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
   const engine = createSearchEngine({
     store,
     windowDays: cfg.messageSearch.windowDays,
-    cursorKey: await loadCursorKey(cfg.messageSearch.cacheRoot),
+    cursorKey: await loadCursorKey(cfg.messageSearch.cacheRoot, { logger: o.logger }),
     isReady: () => indexer.ready,
     // The route appends the coverage block after the page: both must fit the cap.
     responseBudgetBytes: SEARCH_PAGE_BUDGET_BYTES,
+    // A damaged generation met by a search is quarantined and re-derived by a background
+    // sweep started at once (F8).
+    onDamage: (found) => indexer.reportDamage(found),
   });
   let app: ReturnType<typeof createApp> | null = null;
   // Idempotent: every caller awaits the same shutdown, so the process never exits before
   // daemon.json is removed.
   let stopping: Promise<void> | null = null;
-  const server = Deno.serve(
-    { hostname: cfg.server.host, port: cfg.server.port, onListen: () => {} },
-    (req) => app ? app.fetch(req) : new Response("starting", { status: 503 }),
-  );
-  const port = server.addr.port;
+  // The port first: a taken port fails here (AddrInUse, exit 6) before anything else opens.
+  const listener = Deno.listen({ hostname: cfg.server.host, port: cfg.server.port });
+  const socketPath = cfg.daemonSocketPath;
+  let server: Deno.HttpServer<Deno.UnixAddr>;
+  try {
+    await claimSocketPath(socketPath);
+    server = Deno.serve(
+      { path: socketPath, onListen: () => {} },
+      (req) => app ? app.fetch(req) : new Response("starting", { status: 503 }),
+    );
+  } catch (err) {
+    listener.close();
+    throw err;
+  }
+  const front = startHttpFront({
+    listener,
+    connectUpstream: () => Deno.connect({ transport: "unix", path: socketPath }),
+    limits: o.front,
+  });
+  const port = (listener.addr as Deno.NetAddr).port;
   const url = `http://127.0.0.1:${port}/`;
   const startedAtMs = Date.now();
   let started = false;
@@ -145,7 +193,12 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
     engine,
     indexer,
     store,
-    catalog: { logsDir: cfg.logsDir, store, namesPath: cfg.sessionNamesPath },
+    catalog: {
+      logsDir: cfg.logsDir,
+      store,
+      namesPath: cfg.sessionNamesPath,
+      onDamage: (found) => indexer.reportDamage(found),
+    },
     trash: { stateRoot: cfg.stateRoot, logsDir: cfg.logsDir, store },
     ui: o.ui,
     logger: o.logger,
@@ -174,14 +227,25 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
     stopping ??= (async () => {
       // The watch first: an adoption in flight must not re-create daemon.json after it is removed.
       await tokens.stop();
-      await server.shutdown();
+      // New connections stop and idle ones close; requests in flight get SHUTDOWN_GRACE_MS
+      // to finish (Deno.serve's graceful shutdown), then what is left is closed: an open
+      // live stream never ends by itself, and used to hold the shutdown until its tab closed.
+      front.drain();
+      const graceful = server.shutdown();
+      let grace: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        graceful,
+        new Promise((r) => (grace = setTimeout(r, SHUTDOWN_GRACE_MS))),
+      ]);
+      clearTimeout(grace);
+      await front.close();
+      await graceful;
+      await removeIfExists(socketPath);
       await indexer.stop();
-      try {
-        const cur = JSON.parse(await Deno.readTextFile(cfg.daemonJsonPath));
-        if (cur.pid === Deno.pid && cur.port === port) await removeIfExists(cfg.daemonJsonPath);
-      } catch (err) {
-        if (!(err instanceof Deno.errors.NotFound) && !(err instanceof SyntaxError)) throw err;
-      }
+      // Through the contained reader (daemon_file.ts): whatever sits at the name now is
+      // read capped, never followed or waited on, and removed only if it is still ours.
+      const cur = await readDaemonFile(cfg.daemonJsonPath);
+      if (cur?.pid === Deno.pid && cur.port === port) await removeIfExists(cfg.daemonJsonPath);
     })();
   return {
     url,

@@ -9,8 +9,7 @@
  */
 import { basename, dirname } from "node:path";
 import { z } from "zod";
-import { readInside } from "../catalog/mod.ts";
-import { isPidAlive } from "../durable/mod.ts";
+import { isPidAlive, readInside } from "../durable/mod.ts";
 
 /** A real daemon.json is ~200 bytes. */
 const DAEMON_FILE_MAX_BYTES = 64 * 1024;
@@ -32,8 +31,11 @@ export type DaemonFile = z.infer<typeof DaemonFileSchema>;
  * null otherwise.
  */
 export async function readDaemonFile(path: string): Promise<DaemonFile | null> {
-  const r = await readInside(dirname(path), basename(path), { maxBytes: DAEMON_FILE_MAX_BYTES });
-  if (!r.ok || r.truncated) return null;
+  const r = await readInside(dirname(path), basename(path), {
+    maxBytes: DAEMON_FILE_MAX_BYTES,
+    hardlinks: "refuse",
+  });
+  if (!r.ok) return null;
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder().decode(r.bytes));

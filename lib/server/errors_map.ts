@@ -11,7 +11,7 @@ import {
   NotFoundError,
 } from "../errors.ts";
 import { CursorExpiredError, InvalidCursorError } from "../message_search/mod.ts";
-import { MalformedLocatorError } from "../catalog/mod.ts";
+import { DamagedSessionError, MalformedLocatorError } from "../catalog/mod.ts";
 
 /** Status and body for an error. */
 export function mapError(err: unknown): { status: number; body: Record<string, unknown> } {
@@ -36,6 +36,13 @@ export function mapError(err: unknown): { status: number; body: Record<string, u
   }
   if (err instanceof InvalidInputError || err instanceof RangeError || err instanceof SyntaxError) {
     return { status: 400, body: { error: "bad_request", message: (err as Error).message } };
+  }
+  // A damaged index shard (F8): 503 while the sweep the reader triggered rebuilds it, 410
+  // when its sources are gone and it never will be. Never the generic 500.
+  if (err instanceof DamagedSessionError) {
+    return err.reason === "source_gone"
+      ? { status: 410, body: { error: "index_lost", message: err.message } }
+      : { status: 503, body: { error: "index_rebuilding", message: err.message } };
   }
   if (err instanceof NotFoundError) {
     return { status: 404, body: { error: "not_found", message: err.message } };

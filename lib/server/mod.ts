@@ -7,8 +7,26 @@ export type { AppDeps } from "./app.ts";
 export { ROUTES } from "./routes.ts";
 export type { RouteDef, RouteDeps } from "./routes.ts";
 export { SearchGate } from "./search_gate.ts";
+export {
+  BUSY_RETRY_AFTER_S,
+  createHeavyGates,
+  HEAVY_GATE_CAPACITY,
+  IN_FLIGHT_HEADER,
+  REPORT_STALL_MS,
+} from "./heavy_gates.ts";
+export type { HeavyGates } from "./heavy_gates.ts";
 export { allowedHosts, allowedOrigins, newToken, TOKEN_COOKIE, tokenMatches } from "./security.ts";
-export { loadCursorKey, startDaemon } from "./daemon.ts";
+export { startDaemon } from "./daemon.ts";
+export {
+  BODY_MAX_BYTES,
+  BODY_TIMEOUT_MS,
+  HEAD_MAX_BYTES,
+  HEADER_TIMEOUT_MS,
+  IDLE_TIMEOUT_MS,
+  MAX_CONNECTIONS,
+} from "./http_front.ts";
+export type { FrontLimits } from "./http_front.ts";
+export { CURSOR_KEY_FILE, loadCursorKey } from "./cursor_key.ts";
 export {
   loadOrCreateToken,
   readTokenFile,

@@ -13,17 +13,18 @@ import type {
   SourceLocation,
   Store,
 } from "../message_search/mod.ts";
-import { QUERY_REFRESH_MS } from "../message_search/mod.ts";
+import { normalizeRequest, QUERY_REFRESH_MS } from "../message_search/mod.ts";
 import {
   type CatalogDeps,
   deepSearch,
   listSessions,
+  nativeReplay,
   resolveSessionKey,
   sessionDetail,
-  sessionReportZip,
+  sessionReportStream,
 } from "../catalog/mod.ts";
 import { InvalidInputError } from "../errors.ts";
-import { renameNativeSession, replaySession, setOverlayName } from "../session_log/mod.ts";
+import { renameNativeSession, setOverlayName } from "../session_log/mod.ts";
 import {
   AnswerBody,
   DeepSearchParams,
@@ -38,6 +39,13 @@ import {
   StreamParams,
 } from "./params.ts";
 import type { SearchGate } from "./search_gate.ts";
+import {
+  createHeavyGates,
+  gated,
+  gatedStream,
+  type HeavyGates,
+  holdWhileStreaming,
+} from "./heavy_gates.ts";
 import { liveStream } from "./live_stream.ts";
 import { coverageFor, coverageView } from "./coverage_route.ts";
 import type { SweepProgressView } from "./sweep_progress.ts";
@@ -51,7 +59,12 @@ export interface RouteDeps {
   engine: { search(req: SearchRequest): Promise<SearchResponse> };
   indexer: Pick<
     Indexer,
-    "refreshIfStale" | "ready" | "lastSweepAtMs" | "lastReport" | "unpublishedSkips"
+    | "refreshIfStale"
+    | "ready"
+    | "lastSweepAtMs"
+    | "lastReport"
+    | "unpublishedSkips"
+    | "pendingDamage"
   >;
   store: Store;
   catalog: CatalogDeps;
@@ -62,6 +75,16 @@ export interface RouteDeps {
   /** Where each source is looked for (an empty index says so). */
   locations?: () => Promise<SourceLocation[]>;
   gate?: SearchGate;
+  /** Caps of the heavy routes (heavy_gates.ts). @default createHeavyGates() per app */
+  heavyGates?: HeavyGates;
+}
+
+/**
+ * The heavy routes' gates of this app: the ones injected, else made once. `d` is the
+ * app's own copy of its deps (created once per app in createApp), so one set per app.
+ */
+function heavy(d: RouteDeps): HeavyGates {
+  return d.heavyGates ??= createHeavyGates();
 }
 
 /** One route. */
@@ -79,20 +102,24 @@ const RETRY_AFTER_S = "1";
 
 async function messageSearch(c: Context, d: RouteDeps): Promise<Response> {
   const p = parseQuery(MessageSearchParams, new URL(c.req.url));
+  const req: SearchRequest = {
+    q: p.q,
+    limit: p.limit,
+    cursor: p.cursor ?? null,
+    include_superseded: p.include_superseded ?? false,
+    source: p.source,
+    role: p.role,
+    project: p.project,
+    since: p.since,
+    until: p.until,
+    complete: p.complete,
+  };
+  // The engine's own rules first (reliability-plan F7): a request it refuses (a
+  // one-character query, too many terms…) is a 400 before any sweep or search slot.
+  normalizeRequest(req);
   const r = await d.gate!.run(async () => {
     await d.indexer.refreshIfStale(QUERY_REFRESH_MS);
-    const res = await d.engine.search({
-      q: p.q,
-      limit: p.limit,
-      cursor: p.cursor ?? null,
-      include_superseded: p.include_superseded ?? false,
-      source: p.source,
-      role: p.role,
-      project: p.project,
-      since: p.since,
-      until: p.until,
-      complete: p.complete,
-    });
+    const res = await d.engine.search(req);
     return { ...res, coverage: await coverageFor(d) };
   });
   if (!r) {
@@ -163,11 +190,12 @@ export const ROUTES: readonly RouteDef[] = [
     body: "none",
     summary:
       "Deep Search: exhaustive paged scan over full native logs, tool output and reasoning included",
-    handler: async (c, d) => {
+    handler: (c, d) => {
       const p = parseQuery(DeepSearchParams, new URL(c.req.url));
-      return c.json(
-        await deepSearch(d.catalog, { q: p.q, cursor: p.cursor ?? null, limit: p.limit }),
-      );
+      return gated(c, heavy(d), "deep", async () =>
+        c.json(
+          await deepSearch(d.catalog, { q: p.q, cursor: p.cursor ?? null, limit: p.limit }),
+        ));
     },
   },
   {
@@ -176,9 +204,9 @@ export const ROUTES: readonly RouteDef[] = [
     operation: "api_sessions_list",
     body: "none",
     summary: "the catalog: native and external sessions, names overlaid, newest first, paged",
-    handler: async (c, d) => {
+    handler: (c, d) => {
       const p = parseQuery(SessionListParams, new URL(c.req.url));
-      return c.json(await listSessions(d.catalog, p));
+      return gated(c, heavy(d), "catalog", async () => c.json(await listSessions(d.catalog, p)));
     },
   },
   {
@@ -197,17 +225,20 @@ export const ROUTES: readonly RouteDef[] = [
     body: "none",
     summary:
       "paged session detail; ?locate=<locator> centers the page on a hit (resolved | stale | unavailable); ?q=<query> lists every matching entry's index (hits)",
-    handler: async (c, d) => {
+    handler: (c, d) => {
       const p = parseQuery(DetailParams, new URL(c.req.url));
-      const s = await resolveSessionKey(d.catalog, idParam(c));
-      return c.json(
-        await sessionDetail(d.catalog, s.key, {
-          offset: p.offset,
-          limit: p.limit,
-          locate: p.locate ?? null,
-          q: p.q ?? null,
-        }),
-      );
+      const id = idParam(c);
+      return gated(c, heavy(d), "detail", async () => {
+        const s = await resolveSessionKey(d.catalog, id);
+        return c.json(
+          await sessionDetail(d.catalog, s.key, {
+            offset: p.offset,
+            limit: p.limit,
+            locate: p.locate ?? null,
+            q: p.q ?? null,
+          }),
+        );
+      });
     },
   },
   {
@@ -216,19 +247,15 @@ export const ROUTES: readonly RouteDef[] = [
     operation: "api_session_replay",
     body: "none",
     summary: "native session.jsonl as outbound entries, a replay_start marker first, paged",
-    handler: async (c, d) => {
+    handler: (c, d) => {
       const p = parseQuery(ReplayParams, new URL(c.req.url));
-      const { dir } = await nativeDir(c, d);
-      const { start, entries } = await replaySession(dir);
-      const offset = p.offset ?? 0;
-      const limit = p.limit ?? 1000;
-      const page = entries.slice(offset, offset + limit);
-      return c.json({
-        start,
-        entries: page,
-        offset,
-        total: entries.length,
-        next_offset: offset + page.length < entries.length ? offset + page.length : null,
+      idParam(c);
+      return gated(c, heavy(d), "replay", async () => {
+        const { dir, sessionId } = await nativeDir(c, d);
+        // Paged through the spine index: only this page's lines are parsed.
+        return c.json(
+          await nativeReplay(dir, sessionId, { offset: p.offset ?? 0, limit: p.limit ?? 1000 }),
+        );
       });
     },
   },
@@ -238,7 +265,7 @@ export const ROUTES: readonly RouteDef[] = [
     operation: "api_session_stream",
     body: "none",
     summary:
-      "live Server-Sent Events of a native session's new events (from_line, Last-Event-ID) and its status changes (event: status)",
+      "live Server-Sent Events of a native session's new events (from_line, Last-Event-ID), its status changes (event: status) and lines that are not JSON or too long (event: skipped)",
     handler: async (c, d) => {
       const p = parseQuery(StreamParams, new URL(c.req.url));
       const { dir } = await nativeDir(c, d);
@@ -346,14 +373,18 @@ export const ROUTES: readonly RouteDef[] = [
     operation: "api_session_report",
     body: "none",
     summary: "download the native session directory (daemon.log included) as a zip",
-    handler: async (c, d) => {
-      const s = await resolveSessionKey(d.catalog, idParam(c));
-      const zip = await sessionReportZip(d.catalog, s.key);
-      return c.body(zip.slice().buffer as ArrayBuffer, 200, {
-        "Content-Type": "application/zip",
-        "Content-Disposition": `attachment; filename="intendant-${
-          s.session_id.replace(/[^A-Za-z0-9_-]/g, "_")
-        }.zip"`,
+    handler: (c, d) => {
+      const id = idParam(c);
+      // Streamed: the slot is held until the download ends (or stalls, or is cancelled).
+      return gatedStream(c, heavy(d), "report", async (release) => {
+        const s = await resolveSessionKey(d.catalog, id);
+        const { sessionId, stream } = await sessionReportStream(d.catalog, s.key);
+        return c.body(holdWhileStreaming(stream, release), 200, {
+          "Content-Type": "application/zip",
+          "Content-Disposition": `attachment; filename="intendant-${
+            sessionId.replace(/[^A-Za-z0-9_-]/g, "_")
+          }.zip"`,
+        });
       });
     },
   },

@@ -5,7 +5,7 @@
  * Invariants:
  *  - the file is only ever written whole, through writeFileAtomic (a reader sees the old
  *    token or the new one, never a torn one);
- *  - it is only ever read through the contained reader (catalog openInside: a real
+ *  - it is only ever read through the contained reader (durable readInside: a real
  *    directory, a regular single-link file, O_NOFOLLOW | O_NONBLOCK, dev+ino re-checked),
  *    at most TOKEN_FILE_MAX_BYTES: a symlink, FIFO, device, hardlink or oversized file is
  *    never followed or read, it counts as no token;
@@ -22,8 +22,7 @@
  * `intendant url` or `token` writes a fresh valid one, which the daemon then adopts.
  */
 import { join } from "node:path";
-import { openInside } from "../catalog/mod.ts";
-import { ensurePrivateDirSync, writeFileAtomic } from "../durable/mod.ts";
+import { ensurePrivateDirSync, readInside, writeFileAtomic } from "../durable/mod.ts";
 import { newToken } from "./security.ts";
 
 /** The file's name inside the state root. */
@@ -48,25 +47,24 @@ export type TokenRead =
 
 /** Reads the token through the contained reader; never throws for a bad file. */
 export async function readTokenFile(stateRoot: string): Promise<TokenRead> {
-  const opened = await openInside(stateRoot, TOKEN_FILE_NAME);
-  if (!opened.ok) return { ok: false, reason: opened.reason === "missing" ? "missing" : "refused" };
-  const { file } = opened;
-  try {
-    if (file.size > TOKEN_FILE_MAX_BYTES) return { ok: false, reason: "malformed" };
-    const bytes = await file.read(0, TOKEN_FILE_MAX_BYTES);
-    let text: string;
-    try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    } catch (err) {
-      if (err instanceof TypeError) return { ok: false, reason: "malformed" };
-      throw err;
-    }
-    const token = text.replace(/\r?\n$/, "");
-    if (!TOKEN_GRAMMAR.test(token)) return { ok: false, reason: "malformed" };
-    return { ok: true, token };
-  } finally {
-    await file.close();
+  const r = await readInside(stateRoot, TOKEN_FILE_NAME, {
+    maxBytes: TOKEN_FILE_MAX_BYTES,
+    hardlinks: "refuse",
+  });
+  if (!r.ok) {
+    if (r.reason === "missing") return { ok: false, reason: "missing" };
+    return { ok: false, reason: r.reason === "too_large" ? "malformed" : "refused" };
   }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(r.bytes);
+  } catch (err) {
+    if (err instanceof TypeError) return { ok: false, reason: "malformed" };
+    throw err;
+  }
+  const token = text.replace(/\r?\n$/, "");
+  if (!TOKEN_GRAMMAR.test(token)) return { ok: false, reason: "malformed" };
+  return { ok: true, token };
 }
 
 /**

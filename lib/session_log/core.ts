@@ -11,7 +11,7 @@
  * symlink moves the containment root with it (realPath checks alone then pass).
  */
 import { join } from "node:path";
-import { assertRealDirInside, openRegularFileSync, writeAllSync } from "../durable/mod.ts";
+import { openInsideSync, openRegularFileSync, refusalError, writeAllSync } from "../durable/mod.ts";
 import { ContainmentError } from "../errors.ts";
 import { ENV_INTENDANT_LOG_DIR } from "../config.ts";
 import {
@@ -23,7 +23,6 @@ import {
 } from "./events.ts";
 import { type SessionMeta, writeMeta } from "./meta.ts";
 import { openSessionDir } from "./open_dir.ts";
-import { readRegularSpanSync } from "./_contained_read.ts";
 import { formatTimeOfDay } from "./time.ts";
 import {
   DAEMON_LOG,
@@ -210,7 +209,8 @@ export class SessionLogCore {
     this.assertDir();
     const f = openRegularFileSync(this.turnsDir, name, { root: this.dir, append: true });
     try {
-      const offset = f.statSync().size;
+      // The end of an O_APPEND file is where this write lands (the span's offset).
+      const offset = f.seekSync(0, Deno.SeekMode.End);
       writeAllSync(f, bytes);
       return { file: `${TURNS_DIR}/${name}`, offset, bytes: bytes.length };
     } finally {
@@ -283,12 +283,23 @@ export function readSessionSpan(
   if (!ok || parts.some((p) => p === ".." || p === "." || p === "")) {
     throw new ContainmentError(`Refusing sidecar reference "${rel.slice(0, 120)}"`);
   }
-  const parent = parts.length === 2 ? join(dir, TURNS_DIR) : dir;
-  assertRealDirInside(parent, dir);
-  const path = join(dir, ...parts);
-  // lstat, O_NOFOLLOW|O_NONBLOCK open, dev+ino match: a symlink or FIFO swapped in is
-  // refused, never followed (not even under a scoped --allow-read) and never waited on.
-  return readRegularSpanSync(path, offset, length);
+  // The contained reader: the dir and turns/ real directories, then lstat,
+  // O_NOFOLLOW|O_NONBLOCK open, dev+ino match, one link. A symlink or FIFO swapped in is
+  // refused, never followed (not even under a scoped --allow-read) and never waited on; a
+  // hard link is refused because its inode may be any file outside (reliability F1).
+  const opened = openInsideSync(dir, rel, { hardlinks: "refuse" });
+  if (!opened.ok) throw refusalError(join(dir, rel), opened.reason);
+  const file = opened.file;
+  try {
+    if (offset + length > file.size) {
+      throw new RangeError(
+        `Span ${offset}+${length} is past the end of "${file.path}" (${file.size} bytes)`,
+      );
+    }
+    return file.read(offset, length);
+  } finally {
+    file.close();
+  }
 }
 
 /** Validates `data` and builds a LogEvent whose key order is the spec's. */

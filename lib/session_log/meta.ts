@@ -6,10 +6,9 @@
  */
 import { join } from "node:path";
 import { z } from "zod";
-import { writeFileAtomic } from "../durable/mod.ts";
+import { readInside, writeFileAtomic } from "../durable/mod.ts";
 import { SESSION_STATUSES } from "./events.ts";
 import { SESSION_META } from "./paths.ts";
-import { readRegularFile } from "./_contained_read.ts";
 
 /** A real session_meta.json is a few hundred bytes; anything past this is not one. */
 const META_MAX_BYTES = 1024 * 1024;
@@ -42,18 +41,21 @@ export type SessionMeta = z.infer<typeof SessionMetaSchema>;
 export type MetaRead = { ok: true; meta: SessionMeta } | { ok: false; reason: string };
 
 /**
- * Reads and validates `<dir>/session_meta.json`. Never throws for a bad file; a symlink
- * or FIFO planted at the name is refused unread (it would name a file outside the
- * session, or block the sweep that reads it).
+ * Reads and validates `<dir>/session_meta.json`. Never throws for a bad file; a symlink,
+ * FIFO or hard link planted at the name is refused unread (it would name a file outside
+ * the session, or block the sweep that reads it): `reason` is then the contained
+ * reader's refusal ("missing", "symlink", "hardlinked", "too_large", …).
  */
 export async function readMeta(dir: string): Promise<MetaRead> {
-  let text: string;
+  let r;
   try {
-    text = new TextDecoder().decode(await readRegularFile(join(dir, SESSION_META), META_MAX_BYTES));
+    r = await readInside(dir, SESSION_META, { maxBytes: META_MAX_BYTES });
   } catch (err) {
-    return { ok: false, reason: err instanceof Deno.errors.NotFound ? "missing" : String(err) };
+    // EACCES, EIO: the meta is unusable, the caller goes on without it.
+    return { ok: false, reason: String(err) };
   }
-  return parseMeta(text);
+  if (!r.ok) return { ok: false, reason: r.reason };
+  return parseMeta(new TextDecoder().decode(r.bytes));
 }
 
 /** Validates meta JSON text. */

@@ -7,9 +7,7 @@
  * Native names live in each session's session_meta.json; external names in one overlay file,
  * `<state-root>/session_names.json` = { source: { session_id: name } }, written atomically.
  */
-import { writeFileAtomic } from "../durable/mod.ts";
-import { ContainmentError } from "../errors.ts";
-import { readRegularFile } from "./_contained_read.ts";
+import { readContained, writeFileAtomic } from "../durable/mod.ts";
 import { stripControls } from "../text/mod.ts";
 
 export const CANONICAL_SOURCES = ["intendant", "codex", "claude-code", "kimi", "pi"] as const;
@@ -61,18 +59,14 @@ export const OVERLAY_MAX_BYTES = 4 * 1024 * 1024;
 
 /**
  * The overlay's text, or null when the name does not hold a plain regular file of sane
- * size: a planted symlink or FIFO is ignored (never read through, even under the locked
- * profile's scoped --allow-read, and never waited on), an oversized file too.
+ * size: a planted symlink, FIFO or hard link is ignored (never read through, even under
+ * the locked profile's scoped --allow-read, and never waited on), an oversized file too;
+ * the next rename replaces it whole. Only the final component is checked (the state root
+ * itself may be a symlink the user made).
  */
 async function readOverlayText(path: string): Promise<string | null> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await readRegularFile(path, OVERLAY_MAX_BYTES + 1);
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound || err instanceof ContainmentError) return null;
-    throw err;
-  }
-  return bytes.length > OVERLAY_MAX_BYTES ? null : new TextDecoder().decode(bytes);
+  const r = await readContained(path, { maxBytes: OVERLAY_MAX_BYTES, hardlinks: "refuse" });
+  return r.ok ? new TextDecoder().decode(r.bytes) : null;
 }
 
 /** The overlay file's shape: source → session id → name. */

@@ -1,14 +1,14 @@
 /**
  * Reading session.jsonl back. Uses the shared line splitter (complete lines only; a torn
  * tail is reported, not parsed) and never throws for a bad line: each one is counted with
- * its line number so callers can report it. The spine is opened without following a
- * symlink (ContainmentError): replay must never serve a file from outside the session.
+ * its line number so callers can report it. The spine is opened through the contained
+ * reader (a symlink, FIFO, swap or hard link is refused with a ContainedReadError): replay
+ * must never serve a file from outside the session.
  */
 import { join } from "node:path";
-import { lineText, splitCompleteLines } from "../durable/mod.ts";
+import { lineText, readInside, refusalError, splitCompleteLines } from "../durable/mod.ts";
 import { type LogEvent, LogEventSchema } from "./events.ts";
 import { SESSION_JSONL } from "./paths.ts";
-import { readRegularFile } from "./_contained_read.ts";
 
 /** One parsed line with its position. */
 export interface ReadEvent {
@@ -51,12 +51,12 @@ export function parseEvents(bytes: Uint8Array): ReadEventsResult {
 
 /** Reads and parses `<dir>/session.jsonl`; a missing file reads as empty. */
 export async function readSessionEvents(dir: string): Promise<ReadEventsResult> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await readRegularFile(join(dir, SESSION_JSONL));
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return { events: [], malformed: [], tornTailBytes: 0 };
-    throw err;
-  }
-  return parseEvents(bytes);
+  // No cap beyond the fstat size (replay wants the whole spine), as before the reader.
+  const r = await readInside(dir, SESSION_JSONL, {
+    maxBytes: Number.MAX_SAFE_INTEGER,
+    overflow: "truncate",
+  });
+  if (!r.ok && r.reason === "missing") return { events: [], malformed: [], tornTailBytes: 0 };
+  if (!r.ok) throw refusalError(join(dir, SESSION_JSONL), r.reason);
+  return parseEvents(r.bytes);
 }

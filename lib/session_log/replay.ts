@@ -4,6 +4,9 @@
  * original `ts` preserved. context_snapshot rows are replayed raw-less, and
  * `exact_replay_available` says whether their sidecar is still on disk (rotation deletes
  * all but the latest of a stream).
+ * replaySession reads a whole log (the runner, tests); the daemon's replay route pages a
+ * session through the catalog's spine index instead (lib/catalog native_replay.ts), with
+ * the same toReplayEntries for the lines of each page, so no request holds a whole log.
  */
 import { join } from "node:path";
 import { type ReadEvent, readSessionEvents } from "./read_events.ts";

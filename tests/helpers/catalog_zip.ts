@@ -2,6 +2,9 @@
  * Reading our own ZIP archives back, independently of the writer: the end-of-central-
  * directory record, every central directory header, each local header it points at,
  * and the data (inflated with node:zlib) checked against the recorded CRC-32 and sizes.
+ * An entry written with a data descriptor (general purpose bit 3, the streamed form) must
+ * have zero CRC/sizes in its local header and a descriptor after its data that agrees
+ * with the central directory; any other entry's local header must carry them itself.
  * Plus `python3 -m zipfile -t`, a second, unrelated reader.
  */
 import { inflateRawSync } from "node:zlib";
@@ -42,12 +45,30 @@ export function readZip(zip: Uint8Array): ZipEntry[] {
     const local = v.getUint32(at + 42, true);
     const name = dec.decode(zip.subarray(at + 46, at + 46 + nlen));
     if (v.getUint32(local, true) !== 0x04034b50) throw new Error(`bad local header for "${name}"`);
-    if (v.getUint32(local + 14, true) !== crc) {
-      throw new Error(`local/central CRC differ for "${name}"`);
+    if (v.getUint16(local + 6, true) !== flags) {
+      throw new Error(`local/central flags differ for "${name}"`);
     }
     const lnlen = v.getUint16(local + 26, true);
     const lxlen = v.getUint16(local + 28, true);
     const start = local + 30 + lnlen + lxlen;
+    const local3 = [
+      v.getUint32(local + 14, true),
+      v.getUint32(local + 18, true),
+      v.getUint32(local + 22, true),
+    ];
+    if (flags & 0x0008) {
+      if (local3.some((x) => x !== 0)) {
+        throw new Error(`descriptor entry "${name}" has local sizes`);
+      }
+      let at2 = start + csize;
+      if (v.getUint32(at2, true) === 0x08074b50) at2 += 4;
+      const desc = [v.getUint32(at2, true), v.getUint32(at2 + 4, true), v.getUint32(at2 + 8, true)];
+      if (desc.join() !== [crc, csize, usize].join()) {
+        throw new Error(`data descriptor of "${name}" disagrees with the central directory`);
+      }
+    } else if (local3.join() !== [crc, csize, usize].join()) {
+      throw new Error(`local/central CRC or sizes differ for "${name}"`);
+    }
     const body = zip.subarray(start, start + csize);
     const data = method === 0 ? body : new Uint8Array(inflateRawSync(body));
     if (data.length !== usize) throw new Error(`size mismatch for "${name}"`);
@@ -56,6 +77,27 @@ export function readZip(zip: Uint8Array): ZipEntry[] {
     at += 46 + nlen + xlen + clen;
   }
   return out;
+}
+
+/** Runs `unzip -t` on the archive (null when unzip is not installed). */
+export async function unzipTest(zip: Uint8Array): Promise<{ code: number; out: string } | null> {
+  const path = await Deno.makeTempFile({ suffix: ".zip" });
+  try {
+    await Deno.writeFile(path, zip);
+    const r = await new Deno.Command("unzip", {
+      args: ["-t", path],
+      stdout: "piped",
+      stderr: "piped",
+    })
+      .output();
+    const dec = new TextDecoder();
+    return { code: r.code, out: dec.decode(r.stdout) + dec.decode(r.stderr) };
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return null;
+    throw err;
+  } finally {
+    await Deno.remove(path);
+  }
 }
 
 /** Runs `python3 -m zipfile -t` on the archive; returns its exit code and output. */

@@ -134,6 +134,11 @@ export class FaultFs implements Fs {
     this.#gate("readFile", path);
     return await this.#inner.readFile(path);
   }
+  // The same gate as readFile: a capped read is one read op to the fault schedule.
+  async readFileCapped(path: string, maxBytes: number) {
+    this.#gate("readFile", path);
+    return await this.#inner.readFileCapped(path, maxBytes);
+  }
   async rename(from: string, to: string) {
     this.#gate("rename", from, to);
     await this.#inner.rename(from, to);

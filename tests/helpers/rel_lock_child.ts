@@ -75,6 +75,7 @@ if (import.meta.main && mode === "sweeper") {
       };
     },
     readFile: (p) => timed(() => realFs.readFile(p)),
+    readFileCapped: (p, max) => timed(() => realFs.readFileCapped(p, max)),
     rename: (a, b) => timed(() => realFs.rename(a, b)),
     remove: (p) => timed(() => realFs.remove(p)),
     stat: (p) => timed(() => realFs.stat(p)),

@@ -23,7 +23,14 @@
  * Invariant: with no crash, SimFs behaves like a POSIX file system for the Fs operations.
  */
 import { posix } from "node:path";
-import type { Fs, FsDirEntry, FsStat, FsWriteHandle } from "../../lib/durable/mod.ts";
+import {
+  type CappedRead,
+  ContainedReadError,
+  type Fs,
+  type FsDirEntry,
+  type FsStat,
+  type FsWriteHandle,
+} from "../../lib/durable/mod.ts";
 
 /** A crash model of {@link SimFs.crashImage}. */
 export type CrashModel = "leveldb" | "prefix" | "subset" | "keep-all";
@@ -219,6 +226,15 @@ export class SimFs implements Fs {
       return Promise.reject(new Deno.errors.IsADirectory(`Is a directory: "${path}"`));
     }
     return Promise.resolve(n.data.slice());
+  }
+
+  /** Like readFile; the model has no symlinks or FIFOs, so only the cap can refuse. */
+  async readFileCapped(path: string, maxBytes: number): Promise<CappedRead> {
+    const n = this.#lookup(path);
+    if (!n) throw new Deno.errors.NotFound(`No such file: "${path}"`);
+    if (n.kind !== "file") throw new ContainedReadError(path, "not_regular");
+    if (n.data.length > maxBytes) throw new ContainedReadError(path, "too_large");
+    return { bytes: n.data.slice(), stat: await this.stat(path) };
   }
 
   rename(from: string, to: string): Promise<void> {

@@ -10,7 +10,7 @@ import {
   type Indexer,
   type Store,
 } from "../../lib/message_search/mod.ts";
-import { createApp, loadCursorKey, SearchGate } from "../../lib/server/mod.ts";
+import { createApp, type HeavyGates, loadCursorKey, SearchGate } from "../../lib/server/mod.ts";
 import { buildAllFixtures } from "../fixtures/all.ts";
 import type { FixtureHome } from "../fixtures/types.ts";
 import { hermeticEnv } from "./temp.ts";
@@ -34,7 +34,10 @@ export interface World {
 }
 
 /** Builds a world under `root`. */
-export async function buildWorld(root: string, o: { token?: string } = {}): Promise<World> {
+export async function buildWorld(
+  root: string,
+  o: { token?: string; heavyGates?: HeavyGates } = {},
+): Promise<World> {
   const fixtures = await buildAllFixtures(root);
   const { homes } = fixtures;
   const env = hermeticEnv(root, fixtures.env);
@@ -46,6 +49,7 @@ export async function buildWorld(root: string, o: { token?: string } = {}): Prom
     windowDays: cfg.messageSearch.windowDays,
     cursorKey: await loadCursorKey(cfg.messageSearch.cacheRoot),
     isReady: () => indexer.ready,
+    onDamage: (found) => indexer.reportDamage(found),
   });
   const token = o.token ?? "t0k3n-" + "x".repeat(37);
   const gate = new SearchGate(2);
@@ -58,7 +62,13 @@ export async function buildWorld(root: string, o: { token?: string } = {}): Prom
     indexer,
     store,
     gate,
-    catalog: { logsDir: cfg.logsDir, store, namesPath: cfg.sessionNamesPath },
+    heavyGates: o.heavyGates,
+    catalog: {
+      logsDir: cfg.logsDir,
+      store,
+      namesPath: cfg.sessionNamesPath,
+      onDamage: (found) => indexer.reportDamage(found),
+    },
     trash: { stateRoot: cfg.stateRoot, logsDir: cfg.logsDir, store },
     logger: (l) => logs.push(l),
   });

@@ -4,9 +4,10 @@
  * messages found so far (polled every second); once ready, per-source chips with session
  * and message counts, the window, and an expandable table (CoverageTable). An empty
  * ready index says where it looked and which variable points each source elsewhere
- * (CoverageEmpty). On narrow screens (≤ NARROW_MAX_PX) the whole panel is one summary
- * line, collapsed until tapped (open from the start only for an empty index). Never
- * blocks the list.
+ * (CoverageEmpty). Damaged index shards (coverage.degraded) are counted in the line:
+ * being rebuilt, or lost with their source. On narrow screens (≤ NARROW_MAX_PX) the whole
+ * panel is one summary line, collapsed until tapped (open from the start only for an empty
+ * index). Never blocks the list.
  */
 import { html } from "htm/preact";
 import type { CoverageView, Source } from "../api_client.ts";
@@ -49,6 +50,14 @@ export function CoverageBar() {
   const title = building
     ? html`<span class="pulse" aria-hidden="true" /><strong>Index building</strong>`
     : html`<strong>Message index</strong>`;
+  // Damaged index shards (F8): not searchable until the sweep rebuilds them, or lost.
+  const d = c.degraded;
+  const degraded = d && d.count > 0
+    ? [
+      d.count > d.lost ? `${plural(d.count - d.lost, "session")} damaged: being rebuilt` : "",
+      d.lost > 0 ? `${plural(d.lost, "session")} damaged and lost (source gone)` : "",
+    ].filter(Boolean).join(" · ")
+    : null;
   const counts = `${plural(sessions, "session")} · ${plural(sum(c, "records"), "message")}${
     building ? " searchable so far" : ""
   }`;
@@ -57,6 +66,8 @@ export function CoverageBar() {
     <span>${counts}</span>
     ${c.window_days !== null && html`<span>last ${c.window_days} days</span>`}
     ${gone > 0 && html`<span class="warn-text">${gone} with the source file deleted</span>`}
+    ${degraded &&
+      html`<span class="warn-text" data-degraded=${String(d!.count)}>${degraded}</span>`}
     ${c.last_sweep_at_ms !== null &&
       html`<span><${RelTime} ms=${c.last_sweep_at_ms} prefix="swept " /></span>`}
   `;

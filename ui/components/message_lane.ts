@@ -1,8 +1,9 @@
 /**
  * The full-text message lane under the metadata lane: one card per session with up to
  * three hits, "load more" on the server's cursor, and honest status: searching, partial
- * (retrying / ran out of time / budget), restarted after a 410, index still building,
- * errors with a retry. While a newer query is pending the previous results stay dimmed
+ * (retrying / ran out of time / budget / sessions that could not be searched because their
+ * index data is damaged — being rebuilt, or lost), restarted after a 410, index still
+ * building, errors with a retry. While a newer query is pending the previous results stay dimmed
  * (aria-busy); `data-q` always names the query the shown results answer and `data-key`
  * that query with its filters.
  */
@@ -42,10 +43,10 @@ export function MessageLane({ lane, summaries, includeSuperseded }: MessageLaneP
   const q = s.shownQuery?.q.trim() ?? "";
   const busy = s.status === "loading";
   const retry = { label: "Retry", run: lane.retry };
-  const canRetry = s.partial === "timeout" && s.status === "ready";
+  const canRetry = (s.partial === "timeout" || s.degraded !== null) && s.status === "ready";
   const empty = s.status === "ready" && !s.groups.length;
   // "No messages match" is a claim about the whole index: only a complete answer makes it.
-  const emptyComplete = empty && s.partial === null && !s.building;
+  const emptyComplete = empty && s.partial === null && s.degraded === null && !s.building;
   const card = (g: SearchGroup) => {
     const hits = g.hits.map((h) =>
       html`<${HitRow} key=${h.record_id} sessionKey=${g.session_key} hit=${h} q=${q} />`
@@ -74,7 +75,8 @@ export function MessageLane({ lane, summaries, includeSuperseded }: MessageLaneP
 
   return html`
     <section class="lane" aria-labelledby="lane-msg-h" aria-busy=${String(busy)}
-      data-q=${q} data-key=${laneKey(s.shownQuery)} data-state=${s.status}>
+      data-q=${q} data-key=${laneKey(s.shownQuery)} data-state=${s.status}
+      data-degraded=${String(s.degraded?.count ?? 0)}>
         <div class="lane-head">
           <h2 id="lane-msg-h">Messages</h2>
           <span class="lane-status" role="status">${statusText(s)}</span>

@@ -15,10 +15,17 @@
  *    partial and less than TIMEOUT_RETRY_WINDOW_MS have passed since the query was sent;
  *    only a page still partial after that gets the "ran out of time" notice (with Retry).
  *  - partial_reason "budget": the page is honest but short; its cursor continues it.
+ *  - `degraded` (F8): some sessions could not be searched because their index data is
+ *    damaged. The notice says plainly how many, and whether they are being rebuilt (the
+ *    daemon started a sweep when the search met the damage) or are lost (sources gone).
+ *    A first page with sessions being rebuilt is asked again after DEGRADED_RETRY_MS, up
+ *    to DEGRADED_RETRIES_MAX times, so the lane heals without a keystroke; it is never
+ *    described as complete ("No messages match") while anything is degraded.
  *  - 429 busy: retried after Retry-After while the query is still the latest.
  */
 import {
   ApiError,
+  type DegradedSessions,
   type SearchGroup,
   type SearchPage,
   type SearchParams,
@@ -33,6 +40,9 @@ export const TIMEOUT_RETRY_WINDOW_MS = 2_000;
 const BUSY_RETRY_MS = 400;
 const BUSY_RETRIES_MAX = 5;
 const RESTARTS_MAX = 3;
+/** When a page with sessions being rebuilt is asked again (a repair sweep takes ~1 s). */
+export const DEGRADED_RETRY_MS = 1_500;
+export const DEGRADED_RETRIES_MAX = 3;
 
 /** What the user asked for. */
 export interface LaneQuery {
@@ -53,7 +63,9 @@ export interface LaneState {
   groups: SearchGroup[];
   cursor: string | null;
   loadingMore: boolean;
-  partial: "timeout" | "budget" | null;
+  partial: "timeout" | "budget" | "degraded" | null;
+  /** Sessions the shown page could not search (damaged index data), or null. */
+  degraded: DegradedSessions | null;
   building: boolean;
   notice: string | null;
   error: string | null;
@@ -70,6 +82,8 @@ export interface LaneOptions {
   debounceMs?: number;
   /** @default TIMEOUT_RETRY_WINDOW_MS */
   timeoutRetryWindowMs?: number;
+  /** @default DEGRADED_RETRY_MS */
+  degradedRetryMs?: number;
   /** @default Date.now */
   now?: () => number;
 }
@@ -102,11 +116,39 @@ export const IDLE: LaneState = {
   cursor: null,
   loadingMore: false,
   partial: null,
+  degraded: null,
   building: false,
   notice: null,
   error: null,
   tookMs: null,
 };
+
+function sessions(n: number): string {
+  return `${n} session${n === 1 ? "" : "s"}`;
+}
+
+/** The plain statement of what a degraded page could not search. */
+export function degradedNotice(d: DegradedSessions, retrying: boolean): string {
+  const rebuilding = d.count - d.lost;
+  const parts: string[] = [];
+  if (rebuilding > 0) {
+    parts.push(
+      `${sessions(rebuilding)} could not be searched: ${
+        rebuilding === 1 ? "its" : "their"
+      } index data was damaged and is being rebuilt${
+        retrying ? " — searching again shortly." : ". Retry in a moment."
+      }`,
+    );
+  }
+  if (d.lost > 0) {
+    parts.push(
+      `${sessions(d.lost)} could not be searched and cannot be rebuilt: ${
+        d.lost === 1 ? "its" : "their"
+      } index data was damaged and the source files are gone.`,
+    );
+  }
+  return parts.join(" ");
+}
 
 type Mode = "first" | "more" | "restart";
 
@@ -115,6 +157,8 @@ interface RunState {
   busyTries?: number;
   base?: SearchGroup[] | null;
   retrying?: boolean;
+  /** Degraded first pages asked again so far (see DEGRADED_RETRY_MS). */
+  degradedTries?: number;
 }
 
 /** Creates a lane. */
@@ -122,6 +166,7 @@ export function createSearchLane(o: LaneOptions): SearchLane {
   const gate = createLatestGate();
   const debounceMs = o.debounceMs ?? DEBOUNCE_MS;
   const retryWindowMs = o.timeoutRetryWindowMs ?? TIMEOUT_RETRY_WINDOW_MS;
+  const degradedRetryMs = o.degradedRetryMs ?? DEGRADED_RETRY_MS;
   const now = o.now ?? Date.now;
   let state: LaneState = IDLE;
   let query: LaneQuery | null = null;
@@ -144,7 +189,7 @@ export function createSearchLane(o: LaneOptions): SearchLane {
    * retry replaces only the page it retries).
    */
   async function run(mode: Mode, cursor: string | null, r: RunState = {}): Promise<void> {
-    const { busyTries = 0, base = null, retrying = false } = r;
+    const { busyTries = 0, base = null, retrying = false, degradedTries = 0 } = r;
     const q = query;
     if (!q) return;
     const t = gate.begin();
@@ -171,6 +216,7 @@ export function createSearchLane(o: LaneOptions): SearchLane {
           shownQuery: null,
           loadingMore: false,
           partial: null,
+          degraded: null,
           notice: "The index changed while paging — results restarted from the top.",
         });
         return run("restart", null);
@@ -216,7 +262,24 @@ export function createSearchLane(o: LaneOptions): SearchLane {
     else if (partial === "budget") {
       notice = "Partial page: the response budget was reached — load more to continue.";
     }
+    const degraded = page.degraded ?? null;
+    // A first page missing sessions that are being rebuilt is asked again shortly: the
+    // search that met the damage started the repair sweep.
+    const again = degraded !== null && degraded.count > degraded.lost && mode !== "more" &&
+      degradedTries < DEGRADED_RETRIES_MAX;
+    if (degraded) {
+      const what = degradedNotice(degraded, again);
+      // A degraded-only page's notice is this statement (a later page's replaces page
+      // 1's); beside a timeout/budget notice it is appended.
+      notice = partial !== "degraded" && notice ? `${notice} ${what}` : what;
+    }
     if (mode !== "restart") restarts = 0;
+    if (again) {
+      timer = setTimeout(() => {
+        timer = null;
+        if (t.current()) void run(mode, null, { degradedTries: degradedTries + 1 });
+      }, degradedRetryMs);
+    }
     emit({
       status: "ready",
       groups,
@@ -225,6 +288,7 @@ export function createSearchLane(o: LaneOptions): SearchLane {
       cursor: page.cursor,
       loadingMore: false,
       partial,
+      degraded,
       building: page.state === "building",
       notice,
       error: null,

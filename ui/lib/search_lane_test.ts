@@ -220,3 +220,71 @@ Deno.test("changing a filter is a new query", async () => {
   assert.deepEqual(r.last().groups.map((g) => g.session_key), ["true"]);
   r.lane.dispose();
 });
+
+Deno.test("a degraded page says how many sessions could not be searched and heals by asking again", async () => {
+  const degraded = {
+    count: 3,
+    lost: 1,
+    sessions: [
+      { session_key: "codex:a", source: "codex" as const, reason: "damaged" as const },
+      { session_key: "pi:b", source: "pi" as const, reason: "rebuilding" as const },
+      { session_key: "kimi:c", source: "kimi" as const, reason: "source_gone" as const },
+    ],
+  };
+  const states: LaneState[] = [];
+  let n = 0;
+  const lane = createSearchLane({
+    limit: 2,
+    debounceMs: 5,
+    degradedRetryMs: 10,
+    onChange: (s) => states.push(s),
+    search: () =>
+      Promise.resolve(
+        ++n === 1
+          ? page([], { state: "partial", partial_reason: "degraded", degraded })
+          : page(["codex:a"]),
+      ),
+  });
+  lane.set(Q("cookie"));
+  await wait(15);
+  const first = states.find((s) => s.partial === "degraded")!;
+  assert.equal(first.status, "ready");
+  assert.deepEqual(first.degraded, degraded);
+  assert.match(
+    first.notice ?? "",
+    /^2 sessions could not be searched: their index data was damaged and is being rebuilt — searching again shortly\. 1 session could not be searched and cannot be rebuilt: its index data was damaged and the source files are gone\.$/,
+  );
+  await wait(40);
+  assert.equal(n, 2, "asked again once the repair sweep had time to run");
+  const last = states[states.length - 1]!;
+  assert.equal(last.partial, null);
+  assert.equal(last.degraded, null);
+  assert.equal(last.notice, null);
+  assert.deepEqual(last.groups.map((g) => g.session_key), ["codex:a"]);
+  lane.dispose();
+});
+
+Deno.test("a page degraded only by lost sessions is not retried", async () => {
+  const degraded = {
+    count: 1,
+    lost: 1,
+    sessions: [{ session_key: "kimi:c", source: "kimi" as const, reason: "source_gone" as const }],
+  };
+  let n = 0;
+  const states: LaneState[] = [];
+  const lane = createSearchLane({
+    limit: 2,
+    debounceMs: 5,
+    degradedRetryMs: 5,
+    onChange: (s) => states.push(s),
+    search: () => {
+      n++;
+      return Promise.resolve(page([], { state: "partial", partial_reason: "degraded", degraded }));
+    },
+  });
+  lane.set(Q("cookie"));
+  await wait(40);
+  assert.equal(n, 1);
+  assert.match(states[states.length - 1]!.notice ?? "", /cannot be rebuilt/);
+  lane.dispose();
+});

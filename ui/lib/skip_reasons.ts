@@ -41,6 +41,7 @@ const PHRASES: Record<string, string> = {
   not_a_directory: "files where a folder was expected",
   not_a_session_dir: "folders that are not sessions",
   hardlink_twin: "hard-linked copies",
+  hardlinked: "hard links in session folders (never read: they may name a file outside)",
   permission_denied: "files without read permission",
   dir_unreadable: "folders that could not be read",
   unreadable_dir: "folders that could not be read",

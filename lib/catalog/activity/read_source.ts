@@ -10,11 +10,19 @@
  * (cache.ts); a hit costs the same budget as a miss, so results never depend on the cache.
  * Fail-closed: a refusal, a corrupt or oversized zst, or an I/O error becomes a reason;
  * nothing here throws, so the detail still renders from the shard.
+ * Memory (issue 15 F4): a miss reads and parses its file under SOURCE_READS, a process-
+ * wide mutex, so however many detail requests run, at most one source file (≤ the 64 MiB
+ * session budget) and its parse are in memory besides the cache; a request that waited
+ * finds the file another one just parsed in the cache.
  */
 import { zstdDecompressSync } from "node:zlib";
-import { openInside } from "../safe_fs.ts";
+import { Mutex } from "../locks.ts";
+import { openInside, type SafeFile } from "../safe_fs.ts";
 import type { ActivityCache } from "./cache.ts";
 import type { FileActivity } from "./types.ts";
+
+/** One source read and parse at a time, process-wide (see the header). */
+const SOURCE_READS = new Mutex();
 
 /** Where a source file is, for a contained open. */
 export interface SourceFile {
@@ -60,22 +68,42 @@ async function readOnce(f: SourceFile, o: ReadSourceOptions): Promise<FileRead> 
     if (zst && file.size > o.budget) return { ok: false, reason: "too_large", used: 0 };
     const want = zst ? file.size : Math.min(file.size, o.budget);
     const key = [o.parserId, file.dev, file.ino, file.size, file.mtimeMs, want].join(":");
-    const hit = o.cache.get(key);
-    if (hit) return { ok: true, activity: hit, truncated: want < file.size, used: want };
-    let bytes = await file.read(0, want);
-    if (zst) {
-      try {
-        bytes = zstdDecompressSync(bytes, { maxOutputLength: Math.max(1, o.budget) });
-      } catch (err) {
-        // RangeError: past maxOutputLength; any other Error: not a zstd frame.
-        if (!(err instanceof Error)) throw err;
-        return { ok: false, reason: err instanceof RangeError ? "too_large" : "corrupt", used: 0 };
-      }
+    const cached = () => {
+      const hit = o.cache.get(key);
+      return hit
+        ? { ok: true as const, activity: hit, truncated: want < file.size, used: want }
+        : null;
+    };
+    const hit = cached();
+    if (hit) return hit;
+    const release = await SOURCE_READS.lock();
+    try {
+      return cached() ?? await parseOnce(file, o, { zst, want, key });
+    } finally {
+      release();
     }
-    const activity = o.parse(bytes);
-    o.cache.set(key, activity);
-    return { ok: true, activity, truncated: want < file.size, used: want };
   } finally {
     await file.close();
   }
+}
+
+async function parseOnce(
+  file: SafeFile,
+  o: ReadSourceOptions,
+  p: { zst: boolean; want: number; key: string },
+): Promise<FileRead> {
+  const { zst, want, key } = p;
+  let bytes: Uint8Array = await file.read(0, want);
+  if (zst) {
+    try {
+      bytes = zstdDecompressSync(bytes, { maxOutputLength: Math.max(1, o.budget) });
+    } catch (err) {
+      // RangeError: past maxOutputLength; any other Error: not a zstd frame.
+      if (!(err instanceof Error)) throw err;
+      return { ok: false, reason: err instanceof RangeError ? "too_large" : "corrupt", used: 0 };
+    }
+  }
+  const activity = o.parse(bytes);
+  o.cache.set(key, activity);
+  return { ok: true, activity, truncated: want < file.size, used: want };
 }

@@ -17,10 +17,8 @@
  * Errors: CursorMismatchError when a cursor no longer describes the file (the caller
  * falls back); ContainmentError for a non-regular or swapped path.
  */
-import { constants as FS, promises as fsp } from "node:fs";
 import { z } from "zod";
-import { lineText } from "../../durable/mod.ts";
-import { ContainmentError } from "../../errors.ts";
+import { lineText, openContained, refusalError } from "../../durable/mod.ts";
 import {
   type FileStatLite,
   type Increment,
@@ -148,47 +146,36 @@ export interface RegularRead {
 }
 
 /**
- * Opens `path` O_NOFOLLOW | O_NONBLOCK (a swapped-in symlink fails, a FIFO cannot block),
- * re-checks the fstat identity against the lstat, then reads the span `plan` picks from
- * the size (fewer bytes at end of file). `extra` reads more spans of the same handle.
+ * Opens `path` through the contained reader (lstat, O_NOFOLLOW | O_NONBLOCK, fstat
+ * dev+ino; hardlinked twins allowed, as for every rollout), then reads the span `plan`
+ * picks from the size (fewer bytes at end of file). `extra` reads more spans of the same
+ * handle. A refusal throws (NotFound, or ContainedReadError with its reason).
  */
 export async function readRegular(
   path: string,
   plan: (size: number) => { start: number; len: number },
   extra: (size: number) => { start: number; len: number }[] = () => [],
 ): Promise<RegularRead> {
-  const before = await fsp.lstat(path);
-  if (!before.isFile()) throw new ContainmentError(`Refusing "${path}": not a regular file`);
-  const h = await fsp.open(path, FS.O_RDONLY | FS.O_NOFOLLOW | FS.O_NONBLOCK);
+  const opened = await openContained(path, { hardlinks: "allow" });
+  if (!opened.ok) throw refusalError(path, opened.reason);
+  const f = opened.file;
   noteSourceOpen();
   try {
-    const st = await h.stat();
-    if (!st.isFile() || st.dev !== before.dev || st.ino !== before.ino) {
-      throw new ContainmentError(`Refusing "${path}": it was swapped while opening`);
-    }
     const capturedAt = Date.now();
-    const read = async ({ start, len }: { start: number; len: number }) => {
-      const buf = new Uint8Array(Math.max(0, len));
-      let got = 0;
-      while (got < buf.length) {
-        const { bytesRead } = await h.read(buf, got, buf.length - got, start + got);
-        if (bytesRead === 0) break;
-        got += bytesRead;
-      }
-      return buf.subarray(0, got);
-    };
+    const read = ({ start, len }: { start: number; len: number }) => f.read(start, len);
     const stat: FileStatLite = {
       kind: "file",
-      dev: st.dev,
-      ino: st.ino,
-      size: st.size,
-      mtime_ms: Number.isFinite(st.mtimeMs) ? Math.trunc(st.mtimeMs) : null,
+      dev: f.dev,
+      ino: f.ino,
+      size: f.size,
+      mtime_ms: Number.isFinite(f.mtimeMs) ? Math.trunc(f.mtimeMs) : null,
+      nlink: f.nlink,
     };
-    const bytes = await read(plan(st.size));
+    const bytes = await read(plan(f.size));
     const more: Uint8Array[] = [];
-    for (const span of extra(st.size)) more.push(await read(span));
+    for (const span of extra(f.size)) more.push(await read(span));
     return { stat, bytes, capturedAt, extra: more };
   } finally {
-    await h.close();
+    await f.close();
   }
 }

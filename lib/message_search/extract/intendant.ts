@@ -7,6 +7,11 @@
  * decides the era with a pre-scan; an append continues in the known era, and falls back
  * to a full parse when it brings an epoch marker or the first canonical row. Wrapper
  * sessions (a session_identity with wrapper: true) publish nothing.
+ * Every file of a session directory is read through the contained reader with hard links
+ * refused (reliability F1): a hard link planted in a session directory may name any file
+ * outside it, and neither dev+ino nor the locked profile can tell. A hardlinked
+ * session.jsonl is skipped at discovery and a hardlinked session_meta.json or sidecar is
+ * left unread, each counted as `hardlinked`.
  */
 import { join } from "node:path";
 import {
@@ -18,9 +23,14 @@ import {
   type SessionMeta,
 } from "../../session_log/mod.ts";
 import { lineText } from "../../durable/mod.ts";
-import { classifyCursor, CursorMismatchError, readIncrement, statSource } from "../cursor.ts";
+import {
+  classifyCursor,
+  CursorMismatchError,
+  readIncrement,
+  readSourceRange,
+  statSource,
+} from "../cursor.ts";
 import type { Increment } from "../cursor.ts";
-import { noteSourceOpen } from "../io_stats.ts";
 import { isSeq, legacyEvent, type NativeState, newEraEvent, newPass } from "./intendant_events.ts";
 import {
   countSkip,
@@ -60,6 +70,10 @@ async function discoverNative(logsDir: string): Promise<Discovery> {
     if (!st) continue;
     if (st.kind !== "file") {
       countSkip(skipped, "not_a_regular_file");
+      continue;
+    }
+    if ((st.nlink ?? 1) > 1) {
+      countSkip(skipped, "hardlinked");
       continue;
     }
     units.push({
@@ -109,18 +123,24 @@ async function extractNative(
   const cursor = prior?.cursors[file.path] ?? null;
   const cls = await classifyCursor(cursor, st, {
     now,
-    readRange: (o, l) => readRange(file.path, o, l),
+    readRange: (o, l) => readSourceRange(file.path, o, l, { expected: st, hardlinks: "refuse" }),
   });
   if (cls.kind === "gone") return { kind: "gone" };
   if (cls.kind === "unchanged") return { kind: "unchanged" };
   const dir = (unit.hint?.dir as string | undefined) ?? join(file.path, "..");
   const m = await readMeta(dir);
   const meta = m.ok ? m.meta : null;
+  // Counted with the shard's other skips (the meta is left unread, the session indexes),
+  // once per full parse: an append adds to the shard's counts, and the meta is re-read
+  // by every extraction.
+  const metaSkips: Record<string, number> = !m.ok && m.reason === "hardlinked"
+    ? { hardlinked: 1 }
+    : {};
   const priorState = prior?.state as NativeState | undefined;
   if (cls.kind === "appended" && cursor && priorState?.v === 1) {
     let inc: Increment | null = null;
     try {
-      inc = await readIncrement(file.path, cursor, {});
+      inc = await readIncrement(file.path, cursor, { hardlinks: "refuse" });
     } catch (err) {
       // Rewritten between classification and reading: re-read from scratch below.
       if (!(err instanceof CursorMismatchError)) throw err;
@@ -129,7 +149,13 @@ async function extractNative(
     if (appended) return appended;
   }
   const epoch = cursor ? (cursor.rewrite_epoch ?? 0) + 1 : 0;
-  return await fullParse(unit, dir, meta, file.path, epoch);
+  return withSkips(await fullParse(unit, dir, meta, file.path, epoch), metaSkips);
+}
+
+function withSkips(out: ExtractOutcome, extra: Record<string, number>): ExtractOutcome {
+  if (out.kind !== "replace" && out.kind !== "append") return out;
+  mergeSkips(out.skipped, extra);
+  return out;
 }
 
 /** Continues in the known era; null when the increment needs a full parse instead. */
@@ -181,7 +207,7 @@ async function fullParse(
   path: string,
   rewriteEpoch: number,
 ): Promise<ExtractOutcome> {
-  const inc = await readIncrement(path, null, { rewriteEpoch });
+  const inc = await readIncrement(path, null, { rewriteEpoch, hardlinks: "refuse" });
   const skipped: Record<string, number> = {};
   const lines = parseLines(inc, skipped);
   if (
@@ -255,22 +281,4 @@ function entryMeta(meta: SessionMeta | null, state: NativeState, path: string) {
 
 function mergeSkips(into: Record<string, number>, from: Record<string, number>): void {
   for (const [k, n] of Object.entries(from)) countSkip(into, k, n);
-}
-
-async function readRange(path: string, offset: number, len: number): Promise<Uint8Array> {
-  const f = await Deno.open(path, { read: true });
-  noteSourceOpen();
-  try {
-    await f.seek(offset, Deno.SeekMode.Start);
-    const buf = new Uint8Array(len);
-    let got = 0;
-    while (got < len) {
-      const n = await f.read(buf.subarray(got));
-      if (n === null || n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got);
-  } finally {
-    f.close();
-  }
 }

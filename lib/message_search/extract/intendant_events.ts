@@ -9,6 +9,7 @@
  * seqs through the epoch marker's [seq, role, hash16] mapping, so later cuts cover them.
  */
 import { contentHash16 } from "../../conversation/mod.ts";
+import { refusalOf } from "../../durable/mod.ts";
 import {
   createEpochInferrer,
   type EpochInferState,
@@ -115,9 +116,10 @@ function readSpan(
       hash: hash16Of(bytes.subarray(0, Math.min(bytes.length, SPAN_HASH_MAX_BYTES))),
     };
   } catch (err) {
-    // A missing or refused sidecar loses this record only; it is counted.
+    // A missing or refused sidecar loses this record only; it is counted. A hard link is
+    // counted on its own: it is a planted file, not a damaged one (reliability F1).
     if (!(err instanceof Error)) throw err;
-    countSkip(p.skipped, "sidecar_unreadable");
+    countSkip(p.skipped, refusalOf(err) === "hardlinked" ? "hardlinked" : "sidecar_unreadable");
     return null;
   }
 }

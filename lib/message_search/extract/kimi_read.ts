@@ -9,15 +9,15 @@
  * - Effective time: a record's own `time`, else the time of the line before it in the
  *   same wire, seeded by the metadata `created_at` (or the caller's seed). 1.5 records
  *   always carry `time`; older protocols may not.
- * - state.json is opened without following symlinks and never blocks on a FIFO; one
+ * - state.json is read only through the contained reader (no symlink followed, no FIFO
+ *   waited on, a swap refused; a hardlinked twin allowed, as for every agent file); one
  *   larger than the cap reports `oversized` (the caller blocks the session). Its fields
  *   (v2 SessionMeta [src: session/sessionMetadata/sessionMetadata.ts]): title, cwd,
  *   createdAt/updatedAt as epoch ms or, in older files, ISO strings.
  * Errors: malformed input is counted; a missing file is reported, not thrown; other I/O
  * errors propagate to the indexer, which records them per session.
  */
-import { constants as FS, promises as fsp } from "node:fs";
-import { lineText } from "../../durable/mod.ts";
+import { lineText, readContained } from "../../durable/mod.ts";
 import { type Increment, readIncrement } from "../cursor.ts";
 import type { FileCursor } from "../cursor_types.ts";
 import { noteSourceOpen } from "../io_stats.ts";
@@ -144,37 +144,13 @@ async function readBounded(
   path: string,
   maxBytes: number,
 ): Promise<Uint8Array | "missing" | "oversized" | "not_regular"> {
-  let handle: Awaited<ReturnType<typeof fsp.open>>;
-  let before: Awaited<ReturnType<typeof fsp.lstat>>;
-  try {
-    // The lstat refuses a planted symlink: under a scoped --allow-read (the locked daemon)
-    // Deno 2.9.6 drops O_NOFOLLOW and opens the target [verified], so O_NOFOLLOW alone is
-    // not enough. O_NONBLOCK keeps a FIFO from blocking the sweep.
-    before = await fsp.lstat(path);
-    if (!before.isFile()) return "not_regular";
-    handle = await fsp.open(path, FS.O_RDONLY | FS.O_NOFOLLOW | FS.O_NONBLOCK);
+  const r = await readContained(path, { hardlinks: "allow", maxBytes });
+  if (r.ok) {
     noteSourceOpen();
-  } catch (err) {
-    const code = err instanceof Error && "code" in err ? err.code : undefined;
-    if (code === "ENOENT" || code === "ENOTDIR") return "missing";
-    if (code === "ELOOP" || code === "ENXIO") return "not_regular";
-    throw err;
+    return r.bytes;
   }
-  try {
-    const st = await handle.stat();
-    // Swapped between the lstat and the open: not the file we checked.
-    if (!st.isFile() || st.dev !== before.dev || st.ino !== before.ino) return "not_regular";
-    if (st.size > maxBytes) return "oversized";
-    // One byte past the fstat size detects a file that grew past the cap meanwhile.
-    const buf = new Uint8Array(Math.min(maxBytes, st.size) + 1);
-    let got = 0;
-    while (got < buf.length) {
-      const { bytesRead } = await handle.read(buf, got, buf.length - got, got);
-      if (bytesRead === 0) break;
-      got += bytesRead;
-    }
-    return got > maxBytes ? "oversized" : buf.subarray(0, got);
-  } finally {
-    await handle.close();
-  }
+  if (r.reason === "missing") return "missing";
+  if (r.reason === "too_large") return "oversized";
+  // A symlink, FIFO, device, or a swap between the lstat and the open.
+  return "not_regular";
 }

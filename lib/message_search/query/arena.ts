@@ -14,8 +14,11 @@
  *  - every generation loaded once leaves its bigram/trigram summary (trigram.ts) behind,
  *    resident after the entry itself is evicted and dropped only when no manifest names
  *    the generation: scans consult it to skip generations without loading them.
- * Errors: store.loadSegment's errors propagate to the caller (the engine skips a session
- * on CorruptGenerationError / NotFoundError and records it here via noteFailure).
+ * Errors: store.loadSegment's errors propagate to the caller (on CorruptGenerationError /
+ * NotFoundError the scan skips the session, names it in the page's `degraded` block and
+ * hands it to onDamage — never silently, F8 — and records it here via noteFailure). A
+ * failed load is never cached: the next scan reads the file again (re-derived by then,
+ * usually under the same content-derived name).
  */
 import type { Store } from "../store/mod.ts";
 import { type ActiveFlags, deriveSessionActive } from "./active.ts";

@@ -8,7 +8,10 @@
  *     CursorExpiredError (410) — any publish between pages expires every cursor, so a
  *     page can never silently skip or repeat a session that moved;
  *  3. scans (run_scan.ts) under the time and fresh-load budgets and renders the page
- *     (render.ts) under the response budget.
+ *     (render.ts) under the response budget;
+ *  4. hands every generation that failed to load to `onDamage` (the daemon's indexer
+ *     quarantines and re-derives it in the background) — the page itself is never
+ *     `ready` then: it names the sessions it could not search (types.ts, F8).
  * Never logs and never puts q into an error message. Concurrent searches share the
  * arena (and its in-flight loads); nothing else is mutable across calls.
  */
@@ -51,7 +54,7 @@ function numeric(o: SearchEngineOptions, { name, dflt }: { name: NumericOption; 
 
 /** Creates a search engine over `o.store`. */
 export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
-  const { store, windowDays, cursorKey, now = Date.now, isReady = () => true } = o;
+  const { store, windowDays, cursorKey, now = Date.now, isReady = () => true, onDamage } = o;
   if (!store || typeof store.readManifest !== "function") {
     throw new TypeError("Search engine needs a store");
   }
@@ -116,6 +119,7 @@ export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
       freshLoadBudgetBytes: nreq.complete ? Infinity : freshLoadBudgetBytes,
       onProgress: call.onProgress,
     });
+    if (scan.damage.length > 0) onDamage?.(scan.damage);
     const page = renderPage(scan, {
       needles: nreq.needles,
       limit: nreq.limit,
@@ -133,6 +137,7 @@ export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
       took_ms: 0,
     };
     if (page.partial_reason) res.partial_reason = page.partial_reason;
+    if (page.degraded) res.degraded = page.degraded;
     res.took_ms = took();
     return res;
   }

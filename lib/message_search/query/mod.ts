@@ -8,6 +8,8 @@ export { CursorExpiredError, InvalidCursorError } from "./errors.ts";
 export { fold, foldChar, foldWithMap, toByteRange } from "./fold.ts";
 export type { FoldMap } from "./fold.ts";
 export { MIN_NEEDLE_CHARS, NEEDLES_MAX, parseQuery, QUERY_MAX_CHARS } from "./parse_query.ts";
+/** Validates a request without running it (the server checks before it sweeps). */
+export { normalizeRequest } from "./normalize_request.ts";
 export type { ParsedQuery } from "./parse_query.ts";
 export { CURSOR_MAX_CHARS } from "./search_cursor.ts";
 export {
@@ -16,6 +18,7 @@ export {
   DEFAULT_LIMIT,
   DEFAULT_RESPONSE_BUDGET_BYTES,
   DEFAULT_TIME_BUDGET_MS,
+  DEGRADED_LIST_MAX,
   HITS_PER_GROUP,
   MAX_LIMIT,
   RANGES_PER_HIT_MAX,
@@ -23,6 +26,9 @@ export {
 } from "./types.ts";
 export type {
   ArenaStats,
+  DegradedReason,
+  DegradedSession,
+  DegradedSessions,
   SearchCallOptions,
   SearchEngine,
   SearchEngineOptions,

@@ -7,7 +7,11 @@
  *  - fresh-load budget partial, cursor after the last group returned (or the incoming
  *                      position when none could be returned yet);
  *  - response budget   partial, cursor after the last group that fit;
+ *  - done, but sessions in scope could not be searched (damaged or quarantined shards)
+ *                      partial/degraded, the cursor a ready page would carry;
  *  - done, more exist  ready, cursor after the page's last group; else ready, no cursor.
+ * `degraded` (count + the first DEGRADED_LIST_MAX sessions) rides on every page whose
+ * scan met such sessions, whatever its state (the contract is in types.ts).
  */
 import { encodeLocator } from "../locator.ts";
 import { highlight } from "./highlight.ts";
@@ -17,7 +21,13 @@ import type { Candidate } from "./scan_plan.ts";
 import type { CursorPosition } from "./search_cursor.ts";
 import type { HitRef } from "./session_scan.ts";
 import { FLAG_SUBAGENT, FLAG_TRUNCATED } from "./shard_entry.ts";
-import type { SearchGroup, SearchHit, SearchResponse } from "./types.ts";
+import {
+  DEGRADED_LIST_MAX,
+  type DegradedSessions,
+  type SearchGroup,
+  type SearchHit,
+  type SearchResponse,
+} from "./types.ts";
 
 /** Bytes reserved for the envelope (state, window_days, cursor, took_ms). */
 const ENVELOPE_BYTES = 512;
@@ -63,8 +73,18 @@ export function renderGroup(c: Candidate, needles: readonly string[]): SearchGro
 
 /** The page part of a response; the caller signs `next` into a cursor. */
 export type RenderedPage =
-  & Pick<SearchResponse, "state" | "partial_reason" | "groups">
+  & Pick<SearchResponse, "state" | "partial_reason" | "groups" | "degraded">
   & { next: CursorPosition | null | undefined };
+
+/** The response's `degraded` block, or undefined when every session could be searched. */
+function degradedOf(scan: ScanOutcome): DegradedSessions | undefined {
+  if (scan.degraded.length === 0) return undefined;
+  return {
+    count: scan.degraded.length,
+    lost: scan.degraded.filter((d) => d.reason === "source_gone").length,
+    sessions: scan.degraded.slice(0, DEGRADED_LIST_MAX),
+  };
+}
 
 /**
  * Renders at most `limit` groups within `budgetBytes`. `next` is undefined when no
@@ -80,7 +100,9 @@ export function renderPage(
   },
 ): RenderedPage {
   const groups: SearchGroup[] = [];
-  let used = ENVELOPE_BYTES;
+  const degraded = degradedOf(scan);
+  // The degraded block rides in the same response: its bytes come out of the budget.
+  let used = ENVELOPE_BYTES + (degraded ? enc.encode(JSON.stringify(degraded)).length : 0);
   let cut = false;
   for (const c of scan.groups.slice(0, o.limit)) {
     const g = renderGroup(c, o.needles);
@@ -96,12 +118,15 @@ export function renderPage(
     const g = groups.at(-1);
     return g ? { best: g.best_ts_ms, key: g.session_key } : o.from;
   };
+  const withDegraded = (p: RenderedPage): RenderedPage => degraded ? { ...p, degraded } : p;
   if (scan.stop === "timeout") {
-    return { state: "partial", partial_reason: "timeout", groups, next: undefined };
+    return withDegraded({ state: "partial", partial_reason: "timeout", groups, next: undefined });
   }
   if (cut || scan.stop === "budget") {
-    return { state: "partial", partial_reason: "budget", groups, next: lastPos() };
+    return withDegraded({ state: "partial", partial_reason: "budget", groups, next: lastPos() });
   }
   const more = scan.groups.length > o.limit;
-  return { state: "ready", groups, next: more ? lastPos() : undefined };
+  const next = more ? lastPos() : undefined;
+  if (degraded) return { state: "partial", partial_reason: "degraded", degraded, groups, next };
+  return { state: "ready", groups, next };
 }

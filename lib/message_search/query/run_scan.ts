@@ -15,11 +15,16 @@
  *              session could precede are returned then (a prefix of the page), so the
  *              continuation cursor never skips a session; while that prefix is empty the
  *              scan goes on (the time budget still bounds it), so every page advances.
- * A missing or corrupt generation skips its session for this query (noted in the arena's
- * stats); any other load error propagates.
+ * Sessions it cannot search are never skipped silently (F8, the contract in types.ts):
+ * a missing or corrupt generation skips its session for this query and is returned as
+ * `damage` (for the indexer to quarantine and re-derive) and in `degraded` (reason
+ * damaged, or source_gone when its sources are gone), and a quarantined shard met in the
+ * request's scope is in `degraded` as rebuilding / source_gone. Sessions the early exit
+ * never reaches, and sessions outside the filters or before the cursor, are not reported:
+ * they could not have placed a group on this page. Any other load error propagates.
  */
 import { NotFoundError } from "../../errors.ts";
-import { CorruptGenerationError, type Store } from "../store/mod.ts";
+import { CorruptGenerationError, type ShardDamage, type Store } from "../store/mod.ts";
 import type { Arena } from "./arena.ts";
 import type { NormalizedRequest } from "./normalize_request.ts";
 import {
@@ -33,6 +38,7 @@ import type { CursorPosition } from "./search_cursor.ts";
 import { matchSession, type SessionFilter } from "./session_scan.ts";
 import type { ShardEntry } from "./shard_entry.ts";
 import { bloomMayContain, needleSummaryHashes, needleTrigrams } from "./trigram.ts";
+import type { DegradedSession } from "./types.ts";
 
 /** True when every generation has a summary and none of them can hold one of the needles. */
 function summaryRulesOut(
@@ -102,14 +108,19 @@ export interface ScanInput {
 export interface ScanOutcome {
   stop: "done" | "timeout" | "budget";
   groups: Candidate[];
+  /** Sessions in scope the scan could not search, in scan order (uncapped). */
+  degraded: DegradedSession[];
+  /** Generations that failed to load during this scan (one per session). */
+  damage: ShardDamage[];
 }
 
-function skipped(
+/** True when nothing of session `s` can be on this page (filters, bounds, cursor). */
+function outOfScope(
   s: PlanSession,
   { req: r, pos, to }: { req: NormalizedRequest; pos: CursorPosition | null; to: number },
 ): boolean {
   const e = s.entry;
-  if (e.records === 0 || e.oldest_ts_ms > to) return true;
+  if (e.oldest_ts_ms > to) return true;
   if (r.sources && !r.sources.has(e.source)) return true;
   if (r.project !== null && (s.project === null || !s.project.includes(r.project))) return true;
   // A group's best hit is at least as new as the session's oldest record, so when even
@@ -124,15 +135,15 @@ interface LoadState {
 }
 
 /**
- * Loads session `s`'s segments through the arena: its entries; "failed" when a segment
- * is missing or corrupt (noted in the arena); "timeout" when the budget is spent;
- * "deferred" when a segment load could not end inside the budget (see overBudget).
+ * Loads session `s`'s segments through the arena: its entries; `{ failed }` naming the
+ * segment that is missing or corrupt (noted in the arena); "timeout" when the budget is
+ * spent; "deferred" when a segment load could not end inside the budget (see overBudget).
  */
 async function loadSession(
   x: ScanInput,
   s: PlanSession,
   st: LoadState,
-): Promise<ShardEntry[] | "failed" | "timeout" | "deferred"> {
+): Promise<ShardEntry[] | { failed: string } | "timeout" | "deferred"> {
   const { arena } = x;
   const gens = s.entry.generations;
   const entries: ShardEntry[] = [];
@@ -157,7 +168,7 @@ async function loadSession(
     } catch (err) {
       if (!(err instanceof CorruptGenerationError || err instanceof NotFoundError)) throw err;
       arena.noteFailure(g);
-      return "failed";
+      return { failed: g };
     }
   }
   return entries;
@@ -180,9 +191,13 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
   // A session was skipped for time: the page covers an unknown subset, so whatever ends
   // the scan, it ends as a timeout (no cursor may be minted past the skipped session).
   let deferred = false;
+  const degraded: DegradedSession[] = [];
+  const damage: ShardDamage[] = [];
   const end = (stop: ScanOutcome["stop"]): ScanOutcome => ({
     stop: deferred ? "timeout" : stop,
     groups: page.items,
+    degraded,
+    damage,
   });
   const total = x.plan.sessions.length;
   let walked = 0;
@@ -197,7 +212,16 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
     if (page.full && last && !before(bound, last.pos)) {
       break;
     }
-    if (skipped(s, { req, pos, to: filter.to })) continue;
+    const scope = { req, pos, to: filter.to };
+    if (e.quarantined_at_ms !== undefined) {
+      // Quarantined: no generations to load, and its messages are not in the index now.
+      if (!outOfScope(s, scope)) {
+        const reason = e.source_gone ? "source_gone" : "rebuilding";
+        degraded.push({ session_key: s.key, source: e.source, reason });
+      }
+      continue;
+    }
+    if (e.records === 0 || outOfScope(s, scope)) continue;
     // No generation can hold some needle: no record of the session can match, whatever
     // its marks say, so it is skipped without a load (summaries exist once loaded).
     if (summaryRulesOut(arena, e.generations, summaryHashes)) continue;
@@ -207,7 +231,7 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
       const safe = page.items.filter((c) => before(c.pos, bound));
       // Never cut to an empty page: its cursor could not move, and an arena smaller than
       // the sessions between two results would make every retry reload the same ones.
-      if (safe.length > 0) return { stop: "budget", groups: safe };
+      if (safe.length > 0) return { stop: "budget", groups: safe, degraded, damage };
     }
     const entries = await loadSession(x, s, st);
     if (entries === "timeout") return end("timeout");
@@ -215,7 +239,12 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
       deferred = true;
       continue;
     }
-    if (entries === "failed") continue;
+    if (!Array.isArray(entries)) {
+      const reason = e.source_gone ? "source_gone" : "damaged";
+      degraded.push({ session_key: s.key, source: e.source, reason });
+      damage.push({ key: s.key, generation: entries.failed });
+      continue;
+    }
     st.matched = true;
     const active = arena.activeFor(s.key, { gens: e.generations, entries });
     const m = matchSession(entries, active, filter);

@@ -5,7 +5,7 @@
  * highlight.ts (ranges, snippets) and search_cursor.ts (the signed continuation cursor).
  */
 import type { Source } from "../record.ts";
-import type { Manifest, Store } from "../store/mod.ts";
+import type { Manifest, ShardDamage, Store } from "../store/mod.ts";
 
 /** Session groups per page when the request names none. */
 export const DEFAULT_LIMIT = 20;
@@ -26,6 +26,8 @@ export const DEFAULT_ARENA_BYTES = 192 * 1024 * 1024;
 export const DEFAULT_TIME_BUDGET_MS = 150;
 export const DEFAULT_RESPONSE_BUDGET_BYTES = 256 * 1024;
 export const DEFAULT_FRESH_LOAD_BUDGET_BYTES = 48 * 1024 * 1024;
+/** Degraded sessions named per page (the count is always exact). */
+export const DEGRADED_LIST_MAX = 20;
 
 /** One search request (the route's query parameters, parsed). */
 export interface SearchRequest {
@@ -97,12 +99,57 @@ export interface SearchGroup {
   hits: SearchHit[];
 }
 
-/** One page of results. */
+/**
+ * Why a session in a page's scope could not be searched:
+ *  - damaged:     a generation of its shard failed to load during this scan (hash
+ *                 mismatch, unparsable, missing); the finder reports it (onDamage) and
+ *                 the daemon quarantines and re-derives it in a background sweep at once;
+ *  - rebuilding:  its shard is quarantined (store/types.ts) and its sources are present:
+ *                 the next sweep re-derives it;
+ *  - source_gone: its shard was damaged and its source files are gone: it cannot be
+ *                 re-derived, its messages are lost to the index (never retried in a loop;
+ *                 it heals only if the source returns).
+ */
+export type DegradedReason = "damaged" | "rebuilding" | "source_gone";
+
+/** One session a page could not search. */
+export interface DegradedSession {
+  session_key: string;
+  source: Source;
+  reason: DegradedReason;
+}
+
+/** The sessions a page could not search. */
+export interface DegradedSessions {
+  /** Every such session the scan met (exact). */
+  count: number;
+  /** Of count: reason source_gone (cannot be rebuilt); the rest are being rebuilt. */
+  lost: number;
+  /** The first DEGRADED_LIST_MAX of them, in scan order. */
+  sessions: DegradedSession[];
+}
+
+/**
+ * One page of results. The contract (reliability-plan F8): `ready` means complete — every
+ * session that could hold a group of this page was searched. A scan that met a session in
+ * the request's scope (source, project, time bounds, not before the cursor, not after the
+ * page's early exit) that it could not search never answers `ready`: the page is
+ * `partial` with partial_reason "degraded" and `degraded` names those sessions. When a
+ * budget also cut the page, its reason (timeout/budget) wins and `degraded` still names
+ * them. A degraded page keeps the cursor a ready page would carry: the order of what was
+ * searched is exact, only the named sessions are missing. Clients say "no matches" only
+ * for `ready`.
+ */
 export interface SearchResponse {
-  /** building: nothing published yet; partial: a budget cut the page short. */
+  /** building: nothing published yet; partial: a budget or a damaged shard cut it short. */
   state: "ready" | "building" | "partial";
-  /** timeout carries no cursor (unknown subset scanned); budget carries one. */
-  partial_reason?: "timeout" | "budget";
+  /**
+   * timeout carries no cursor (unknown subset scanned); budget carries one; degraded
+   * carries what ready would (see `degraded`).
+   */
+  partial_reason?: "timeout" | "budget" | "degraded";
+  /** Present iff the scan met sessions it could not search. */
+  degraded?: DegradedSessions;
   window_days: number | null;
   groups: SearchGroup[];
   cursor: string | null;
@@ -159,6 +206,12 @@ export interface SearchEngineOptions {
    * @default () => store.readManifest()
    */
   readManifest?: () => Promise<Manifest>;
+  /**
+   * Told, synchronously inside search(), of every generation that failed to load (the
+   * daemon wires Indexer.reportDamage: quarantine and a background re-derivation sweep).
+   * Never awaited: a query never waits on the repair it triggers.
+   */
+  onDamage?: (found: readonly ShardDamage[]) => void;
 }
 
 /** A search engine over one store. */

@@ -8,7 +8,11 @@
  *  - "invalid"          the segment or the resulting entry fails the schema (an extractor
  *                       bug; writing it would poison every later read);
  *  - "corrupt_base"     compaction found a base generation missing or corrupt; the entry
- *                       is dropped so the next sweep re-derives it with a replace.
+ *                       is quarantined (types.ts) so the next sweep re-derives it with a
+ *                       replace, and readers meanwhile report it instead of missing it.
+ * A "quarantine" update (a damaged generation found by a reader or the startup check) is
+ * accepted only over the exact generations list it names, like append/touch/gone, and is
+ * a no-op on an entry already quarantined.
  * Ordering: a new generation is written (durably) before the draft references it, so the
  * manifest written afterwards never names a missing file.
  */
@@ -39,7 +43,7 @@ export const COMPACT_MAX_SEGMENTS = 16;
  */
 const COMPACT_TAIL_RATIO = 0.5;
 
-const KINDS = new Set(["replace", "append", "touch", "gone"]);
+const KINDS = new Set(["replace", "append", "touch", "gone", "quarantine"]);
 
 /** The manifest under construction by one publish. */
 export interface PublishDraft {
@@ -90,6 +94,12 @@ export async function applyUpdate(
   } else if (old && isStaleReplace(old, u)) {
     return "stale_watermark";
   }
+  if (u.kind === "quarantine") {
+    if (old!.quarantined_at_ms !== undefined) return null;
+    d.sessions[u.key] = quarantinedEntry(old!, ctx.nowMs);
+    d.changed = true;
+    return null;
+  }
   let segment: ShardSegment | null = null;
   if ((u.kind === "replace" || u.kind === "append") && u.segment) {
     const candidate = {
@@ -125,7 +135,7 @@ export async function applyUpdate(
       const from = await mergeStart(prev.generations, segment, ctx);
       const merged = await mergeSegments(prev.generations.slice(from), segment, ctx);
       if (merged === null) {
-        delete d.sessions[u.key];
+        d.sessions[u.key] = quarantinedEntry(prev, ctx.nowMs);
         d.changed = true;
         return "corrupt_base";
       }
@@ -144,9 +154,33 @@ export async function applyUpdate(
   return null;
 }
 
-/** The entry minus its new generation; append/touch/gone inherit what the update omits. */
+/**
+ * `old` quarantined at `nowMs` (types.ts): no generations (they are retired, GC removes
+ * them after the grace), no cursors, state, watermark or fingerprint — so the next sweep
+ * reads the sources from the start and its replace passes the stale-watermark gate — and
+ * no records; source, meta, skips, source_gone and the ts range stay.
+ */
+export function quarantinedEntry(old: ManifestEntry, nowMs: number): ManifestEntry {
+  return {
+    ...old,
+    generations: [],
+    records: 0,
+    cursors: {},
+    state: null,
+    source_watermark: 0,
+    source_fingerprint: "",
+    published_at_ms: nowMs,
+    quarantined_at_ms: nowMs,
+  };
+}
+
+/**
+ * The entry minus its new generation; append/touch/gone inherit what the update omits,
+ * the quarantine included (only a replace re-derives the whole shard and ends it).
+ */
 function buildEntry(u: ShardUpdate, old: ManifestEntry | undefined, nowMs: number): ManifestEntry {
   const inherit = u.kind === "replace" ? undefined : old;
+  const quarantined = inherit?.quarantined_at_ms;
   return {
     source: u.source,
     session_id: u.session_id,
@@ -163,6 +197,7 @@ function buildEntry(u: ShardUpdate, old: ManifestEntry | undefined, nowMs: numbe
       { project: null, title: null, parent_session_id: null, files: [] },
     skipped: u.kind === "replace" ? { ...u.skipped } : sumSkipped(inherit?.skipped, u.skipped),
     published_at_ms: nowMs,
+    ...(quarantined === undefined ? {} : { quarantined_at_ms: quarantined }),
   };
 }
 

@@ -4,8 +4,11 @@
  *  - manifest.json is only ever replaced whole by writeFileAtomic, so a reader sees a
  *    complete old or a complete new snapshot (publishes between snapshots are appended
  *    to manifest.journal, see journal.ts and manifest_state.ts);
- *  - a manifest that is too large, not UTF-8, not JSON or fails ManifestSchema is
- *    corrupt: it is renamed aside as `manifest.corrupt-<ms>` (at most QUARANTINE_KEEP
+ *  - it is read only through Fs.readFileCapped (the contained reader, capped at
+ *    MANIFEST_MAX_BYTES): a symlink (to /dev/zero, outside), FIFO or device at its name
+ *    is never followed, waited on or read past the cap (reliability F5);
+ *  - a manifest that is too large, not a regular file, not UTF-8, not JSON or fails
+ *    ManifestSchema is corrupt: it is renamed aside as `manifest.corrupt-<ms>` (at most QUARANTINE_KEEP
  *    kept, oldest deleted) and the store rebuilds from empty — generations are
  *    re-derivable from their sources, so losing the index costs a re-sweep, not data;
  *  - the directory is `v1` and the format within it is fixed (`schema: 1`), so a newer
@@ -15,7 +18,7 @@
  * quarantining a healthy manifest because a read failed would throw the index away.
  */
 import { join } from "node:path";
-import { type Fs, type FsStat, writeFileAtomic } from "../../durable/mod.ts";
+import { ContainedReadError, type Fs, type FsStat, writeFileAtomic } from "../../durable/mod.ts";
 import { ManifestCorruptError } from "../../errors.ts";
 import { type Manifest, MANIFEST_SCHEMA, ManifestSchema } from "./types.ts";
 
@@ -64,18 +67,19 @@ export async function readManifestFile(fs: Fs, root: string): Promise<ManifestRe
   let bytes: Uint8Array;
   let st: FsStat;
   try {
-    st = await fs.stat(path);
-    if (!st.isFile) return corrupt(`"${path}" is not a regular file`);
-    if (st.size > MANIFEST_MAX_BYTES) {
-      return corrupt(`"${path}" is ${st.size} bytes, over the ${MANIFEST_MAX_BYTES} cap`);
-    }
-    bytes = await fs.readFile(path);
+    ({ bytes, stat: st } = await fs.readFileCapped(path, MANIFEST_MAX_BYTES));
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) return { kind: "missing" };
+    if (err instanceof ContainedReadError) {
+      return corrupt(
+        err.reason === "too_large"
+          ? `"${path}" is over the ${MANIFEST_MAX_BYTES} byte cap`
+          : `"${path}" is not a regular file (${err.reason})`,
+        err,
+      );
+    }
     throw err;
   }
-  // The size may have changed between stat and read (lockless writer); re-check.
-  if (bytes.length > MANIFEST_MAX_BYTES) return corrupt(`"${path}" grew over the cap`);
   const r = parseManifestBytes(bytes);
   return r.kind === "ok" ? { ...r, file: { id: fileIdentity(st), size: bytes.length } } : r;
 }

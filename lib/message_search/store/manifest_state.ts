@@ -12,14 +12,19 @@
  *  - a compaction renames the new snapshot in before it resets the journal, so a crash
  *    between them leaves a journal whose header names an older revision: ignored;
  *  - a journal is only ever created or reset through writeFileAtomic (file and directory
- *    fsynced) and appended through appendDurable (fsynced before the publish returns).
+ *    fsynced) and appended through appendDurable (fsynced before the publish returns);
+ *  - it is read only through Fs.readFileCapped, capped at JOURNAL_MAX_BYTES (the most a
+ *    journal may grow to beside the largest snapshot): a symlink, FIFO, device or huge
+ *    file at its name counts as no journal, never followed, waited on or read past the
+ *    cap (reliability F5), and the next publish replaces it.
  * Cached states are shared between callers and must not be mutated.
  */
 import { join } from "node:path";
 import {
   appendDurable,
+  type CappedRead,
+  ContainedReadError,
   type Fs,
-  readFileOrNull,
   statOrNull,
   writeFileAtomic,
 } from "../../durable/mod.ts";
@@ -49,6 +54,22 @@ export const JOURNAL_MIN_BYTES = 256 * 1024;
  * cold open replays ≤ 8.6 MB of small patch lines.
  */
 export const JOURNAL_ROOM_FACTOR = 2;
+
+/** Largest journal read: the room beside the largest snapshot a reader accepts. */
+export const JOURNAL_MAX_BYTES = Math.max(
+  JOURNAL_MIN_BYTES,
+  JOURNAL_ROOM_FACTOR * MANIFEST_MAX_BYTES,
+);
+
+/** The journal's bytes and the stat they came from; null when there is no usable one. */
+async function readJournal(fs: Fs, jPath: string): Promise<CappedRead | null> {
+  try {
+    return await fs.readFileCapped(jPath, JOURNAL_MAX_BYTES);
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound || err instanceof ContainedReadError) return null;
+    throw err;
+  }
+}
 
 /** A manifest as read from disk, with what an incremental re-read or a commit needs. */
 export interface StoreState {
@@ -83,10 +104,9 @@ export async function readState(fs: Fs, root: string, prev: StoreState | null): 
     const fast = await incremental(fs, root, jPath, prev);
     if (fast !== null) return { kind: "ok", state: fast };
   }
-  const jst = await statOrNull(fs, jPath);
-  const jBytes = jst?.isFile && jst.size <= MANIFEST_MAX_BYTES
-    ? await readFileOrNull(fs, jPath)
-    : null;
+  const journal = await readJournal(fs, jPath);
+  const jst = journal?.stat ?? null;
+  const jBytes = journal?.bytes ?? null;
   const snap = await readManifestFile(fs, root);
   if (snap.kind !== "ok") return snap;
   const base: StoreState = {
@@ -131,12 +151,14 @@ async function incremental(
   const sst = await statOrNull(fs, join(root, MANIFEST_FILE));
   if (!sst || fileIdentity(sst) !== prev.snapId) return null;
   if (jst.size === prev.journalSize) return prev;
-  if (jst.size > MANIFEST_MAX_BYTES) return null;
-  const bytes = await readFileOrNull(fs, jPath);
-  // Replaced between the stat and the read (a compaction): the header tells.
+  if (jst.size > JOURNAL_MAX_BYTES) return null;
+  const read = await readJournal(fs, jPath);
+  const bytes = read?.bytes ?? null;
+  // Replaced between the stat and the read (a compaction): the identity and header tell.
   const header = bytes ? headerRevision(bytes) : null;
   if (
-    !bytes || bytes.length < prev.consumed || header?.revision !== prev.headerRevision ||
+    !bytes || `${read!.stat.dev}:${read!.stat.ino}` !== prev.journalId ||
+    bytes.length < prev.consumed || header?.revision !== prev.headerRevision ||
     header.length !== prev.headerBytes
   ) return null;
   const r = replayJournal(prev.manifest, bytes, prev.consumed);

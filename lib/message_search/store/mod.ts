@@ -31,6 +31,7 @@ export type {
   Manifest,
   ManifestEntry,
   PublishResult,
+  ShardDamage,
   ShardSegment,
   ShardUpdate,
 } from "./types.ts";

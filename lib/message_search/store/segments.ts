@@ -13,13 +13,20 @@
  */
 import { join } from "node:path";
 import { type Fs, statOrNull, writeFileAtomic } from "../../durable/mod.ts";
-import { NotFoundError } from "../../errors.ts";
+import { ContainmentError, NotFoundError } from "../../errors.ts";
 import { hash16Of } from "../locator.ts";
 import { isExactSegment } from "./segment_check.ts";
 import { type ShardSegment, ShardSegmentSchema } from "./types.ts";
 
 /** Folder of generation files, relative to the store root. */
 export const GENERATIONS_DIR = "generations";
+
+/**
+ * Largest generation file read. A shard's records are capped at 256 KiB of text each and a
+ * session's shard is split across segments; the largest bench shard (24k records) is
+ * ~60 MiB, so 1 GiB is far above any real one and still bounds a planted file.
+ */
+export const GENERATION_MAX_BYTES = 1024 * 1024 * 1024;
 
 /** The only generation names the store writes or opens. */
 export const GENERATION_NAME_RE = /^[0-9a-f]{16}\.json$/;
@@ -71,7 +78,7 @@ export async function writeSegment(
   const st = await statOrNull(fs, path);
   const young = st?.mtimeMs != null && now() - st.mtimeMs < SEGMENT_REUSE_MAX_AGE_MS;
   if (st?.isFile && st.size === bytes.length && young) {
-    if (sameBytes(await fs.readFile(path), bytes)) {
+    if (sameBytes((await fs.readFileCapped(path, bytes.length)).bytes, bytes)) {
       // The file's bytes were fsynced before its rename (every writer goes through
       // writeFileAtomic), but its directory entry may not be durable yet: the writer that
       // renamed it in may have failed its directory fsync (the publish was abandoned and
@@ -118,10 +125,15 @@ async function readVerified(fs: Fs, genDir: string, name: string): Promise<Uint8
   }
   let bytes: Uint8Array;
   try {
-    bytes = await fs.readFile(join(genDir, name));
+    // Contained and capped like every store read (F5): a symlink, FIFO or device planted
+    // at a generation's name is refused, never followed or waited on.
+    bytes = (await fs.readFileCapped(join(genDir, name), GENERATION_MAX_BYTES)).bytes;
   } catch (err) {
     if (err instanceof Deno.errors.NotFound) {
       throw new NotFoundError(`Generation "${name}" does not exist`, { cause: err });
+    }
+    if (err instanceof ContainmentError) {
+      throw new CorruptGenerationError(name, err.message, { cause: err });
     }
     throw err;
   }

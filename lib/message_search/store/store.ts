@@ -16,7 +16,13 @@
  *  - a manifest written by a newer parser_version is served read-only and never
  *    overwritten; one from an older parser is rebuilt (sessions dropped, tombstones kept);
  *  - a tombstoned key is never republished until its tombstone expires with the window
- *    or is lifted (liftTombstone: a session restored from the trash), both under the lock.
+ *    or is lifted (liftTombstone: a session restored from the trash), both under the lock;
+ *  - a damaged generation is never served again once found (F8): the finder publishes a
+ *    "quarantine" update (types.ts) through this same publish path — lock, manifest
+ *    re-read, base check, journal line — which makes the entry name no generations and
+ *    drops its cursors and watermark, so the next sweep re-derives the shard from source
+ *    (same content, same name: writeSegment replaces the damaged file). The damaged file
+ *    is retired, never moved or edited in place, and GC deletes it after the grace.
  *
  * The correctness gate is publish(), not the lock: it re-reads the manifest from disk and
  * rejects updates whose base moved, stale replaces (lower watermark over the same source
@@ -98,7 +104,10 @@ export interface Store {
   loadSegment(name: string): Promise<ShardSegment>;
   /** Retention plus deletion of old unreferenced generations and orphan temps. */
   gc(): Promise<GcReport>;
-  /** Keys of entries with a missing or hash-mismatched generation. */
+  /**
+   * Keys of entries with a missing or hash-mismatched generation (quarantined entries
+   * name none, so they are never listed).
+   */
   verifyAll(): Promise<string[]>;
   /** Removes entries (no tombstone) so the next sweep re-derives them from source. */
   dropEntries(keys: string[]): Promise<void>;

@@ -221,7 +221,7 @@ Deno.test("a flipped or truncated generation is detected, never served, healed b
     assert.ok(healed);
   }));
 
-Deno.test("compaction over a corrupt base drops the entry so the next sweep rebuilds it", () =>
+Deno.test("compaction over a corrupt base quarantines the entry so the next sweep rebuilds it", () =>
   withTempDir(async (root) => {
     const store = await openStore({ root, parserVersion: PV, windowDays: null });
     const m = await prepareA2Base(store);
@@ -229,6 +229,13 @@ Deno.test("compaction over a corrupt base drops the entry so the next sweep rebu
     await Deno.truncate(join(root, "generations", big.generations[3]!), 5);
     const r = await store.publish([a2Batch(m)[0]!]);
     assert.deepEqual(r.rejected, [{ key: "codex:big", reason: "corrupt_base" }]);
-    assert.equal((await store.readManifest()).sessions["codex:big"], undefined);
+    // Kept and reported (F8), not dropped: it names no generation, has no cursors, and
+    // its ts range still places it for readers.
+    const q = (await store.readManifest()).sessions["codex:big"]!;
+    assert.equal(typeof q.quarantined_at_ms, "number");
+    assert.deepEqual(q.generations, []);
+    assert.deepEqual(q.cursors, {});
+    assert.equal(q.source_watermark, 0);
+    assert.equal(q.newest_ts_ms, big.newest_ts_ms);
     assert.ok(r.revision > m.revision);
   }));

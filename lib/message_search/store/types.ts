@@ -8,6 +8,16 @@
  * marks concatenate in that order. Generations are durable before the manifest that names
  * them; GC deletes only what no manifest references (plus a grace period for in-flight
  * readers pinned to an older revision).
+ *
+ * Quarantine (reliability-plan F8): an entry whose generation was found damaged (hash
+ * mismatch, unparsable, missing) is rewritten by a "quarantine" update to name NO
+ * generations (the damaged file is retired and left for GC, never served again), with its
+ * cursors, state, watermark and fingerprint dropped so the next sweep re-derives the shard
+ * from its sources, and `quarantined_at_ms` set. It keeps its source, meta, skip counts,
+ * source_gone and ts range (so filters, retention and reports still place it). A replace
+ * ends the quarantine; a quarantined entry whose source is gone cannot be re-derived: it
+ * stays quarantined (its messages are lost to the index) until its source returns, it is
+ * deleted, or it leaves the retention window.
  */
 import { z } from "zod";
 import { MarkSchema, MessageRecordSchema, SOURCES } from "../record.ts";
@@ -56,6 +66,12 @@ export const ManifestEntrySchema = z.object({
   /** Skipped input by reason, cumulative over the shard's life. */
   skipped: z.record(z.string(), z.number().int().nonnegative()),
   published_at_ms: z.number().int(),
+  /**
+   * Set while the shard is quarantined (see the header): found damaged and not yet
+   * re-derived. Absent on a healthy entry; older parsers strip it, and see an entry with
+   * no generations and no cursors, which they re-derive as well.
+   */
+  quarantined_at_ms: z.number().int().optional(),
 });
 export type ManifestEntry = z.infer<typeof ManifestEntrySchema>;
 
@@ -88,12 +104,16 @@ export function sessionKey(source: string, sessionId: string): string {
  *  - replace: the shard becomes exactly `segment` (a rebuild);
  *  - append:  `segment` is added after the current segments (incremental read);
  *  - touch:   only cursors/state/meta/skipped change (e.g. non-prose lines appended);
- *  - gone:    the sources vanished: keep serving, flag source_gone.
+ *  - gone:    the sources vanished: keep serving, flag source_gone;
+ *  - quarantine: a generation of the shard was found damaged: stop serving the shard and
+ *             make the next sweep re-derive it (see the header); needs only key/source/id/base.
  * `base` is the generations list the writer read (null for a session it believes new);
- * append/touch are rejected when the entry moved on meanwhile (optimistic concurrency).
+ * append/touch/gone/quarantine are rejected when the entry moved on meanwhile (optimistic
+ * concurrency: a quarantine over a list that no longer names the damaged generation would
+ * throw away a healthy shard).
  */
 export interface ShardUpdate {
-  kind: "replace" | "append" | "touch" | "gone";
+  kind: "replace" | "append" | "touch" | "gone" | "quarantine";
   key: string;
   source: z.infer<typeof ManifestEntrySchema>["source"];
   session_id: string;
@@ -114,4 +134,15 @@ export interface PublishResult {
   revision: number;
   accepted: string[];
   rejected: { key: string; reason: string }[];
+}
+
+/**
+ * A generation a reader found damaged (CorruptGenerationError or NotFoundError on load):
+ * what the query engine and the detail view hand to the indexer, which quarantines the
+ * shard if its entry still names that generation, and re-derives it.
+ */
+export interface ShardDamage {
+  key: string;
+  /** The generation that failed to load. */
+  generation: string;
 }

@@ -16,9 +16,14 @@
  *  - the `{pid, acquired_at_ms}` JSON inside is informational only (shown in
  *    LockHeldError); it may be stale after a crash and nothing trusts it.
  * The lock file is opened directly, not through the injectable Fs: Fs has no lock
- * operation and the file carries no store data.
+ * operation and the file carries no store data. It is opened with the durable creation
+ * hygiene (created O_EXCL, or an existing regular single-link file with its dev+ino
+ * re-checked) and its holder info read through the contained reader, capped: a symlink
+ * planted at its name (to /dev/zero, or to a file outside that the holder info would
+ * truncate) is refused with a ContainmentError, never followed (reliability C1, F5).
  */
 import { join } from "node:path";
+import { openRegularFileSync, readContained } from "../../durable/mod.ts";
 import { LockHeldError } from "../../errors.ts";
 
 export const LOCK_FILE = "writer.lock";
@@ -52,7 +57,7 @@ export async function holdLock(root: string, options: HoldLockOptions = {}): Pro
   const deadline = Date.now() + wait;
   let pause = POLL_MIN_MS;
   for (;;) {
-    const file = await Deno.open(path, { read: true, write: true, create: true, mode: 0o600 });
+    const file = openRegularFileSync(root, LOCK_FILE, { root, mode: 0o600 });
     let locked = false;
     try {
       locked = await file.tryLock(true);
@@ -105,9 +110,14 @@ async function recordHolder(file: Deno.FsFile): Promise<void> {
   }
 }
 
+/** The holder info is ~40 bytes; anything past this is not ours. */
+const HOLDER_INFO_MAX_BYTES = 4096;
+
 async function describeHolder(path: string): Promise<string> {
   try {
-    const info = JSON.parse(await Deno.readTextFile(path)) as { pid?: unknown };
+    const r = await readContained(path, { maxBytes: HOLDER_INFO_MAX_BYTES });
+    if (!r.ok) return "";
+    const info = JSON.parse(new TextDecoder().decode(r.bytes)) as { pid?: unknown };
     return typeof info.pid === "number" ? ` (pid ${info.pid})` : "";
   } catch (err) {
     // Empty or half-written info (the holder is mid-write, or crashed before writing).

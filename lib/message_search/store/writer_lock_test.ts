@@ -105,3 +105,24 @@ Deno.test("10 contenders racing for a stale-looking lock: exactly one winner per
     assert.equal(none, 0);
     assert.ok(controlMulti > 0, "the naive unlink + createNew takeover must be seen to race");
   }));
+
+Deno.test("holdLock() refuses a writer.lock planted as a symlink: the target is never truncated", () =>
+  withTempDir(async (root) => {
+    const outside = `${root}-outside.txt`;
+    Deno.writeTextFileSync(outside, "precious");
+    try {
+      Deno.symlinkSync(outside, join(root, LOCK_FILE));
+      await assert.rejects(holdLock(root), (err: Error) => err.name === "ContainmentError");
+      assert.equal(Deno.readTextFileSync(outside), "precious");
+      // A FIFO is refused without blocking, a hard link without writing through it.
+      Deno.removeSync(join(root, LOCK_FILE));
+      Deno.linkSync(outside, join(root, LOCK_FILE));
+      await assert.rejects(holdLock(root), /more than one link/);
+      assert.equal(Deno.readTextFileSync(outside), "precious");
+      Deno.removeSync(join(root, LOCK_FILE));
+      new Deno.Command("mkfifo", { args: [join(root, LOCK_FILE)] }).outputSync();
+      await assert.rejects(holdLock(root), (err: Error) => err.name === "ContainmentError");
+    } finally {
+      Deno.removeSync(outside);
+    }
+  }));
