@@ -3,7 +3,12 @@
  *   ui      bundles ui/ with esbuild (Preact + htm, no JSX step) into ui/gen/bundle.ts, a
  *           generated module the server embeds: the server reads no UI files at run time.
  *   bundle  deno bundle --platform=deno → dist/intendant.js, one file (UI embedded) that
- *           `deno run` executes from an empty directory.
+ *           `deno run` executes from an empty directory. The extraction worker
+ *           (lib/message_search/pool/worker_main.ts) is bundled on its own first and
+ *           embedded as a string in place of the pool's marker literal: the single file
+ *           starts its workers from a blob: URL, which needs no read permission (a
+ *           file: worker would need read access to its module, which `serve --locked`
+ *           does not grant).
  *   compile deno compile for linux x64/arm64, macOS x64/arm64, windows x64, with the serve
  *           permission profile (resolved on the build machine) baked in. deno compile
  *           downloads its `denort` runtime from dl.deno.land; where that is unreachable the
@@ -78,22 +83,68 @@ async function stepUi(): Promise<void> {
   );
 }
 
-async function stepBundle(): Promise<void> {
-  await Deno.mkdir(join(ROOT, "dist"), { recursive: true });
-  const out = join(ROOT, "dist", "intendant.js");
-  const r = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--platform=deno", "-o", out, join(ROOT, "main.ts")],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!r.success) {
+/** The pool's placeholder (lib/message_search/pool/extract_pool.ts EMBEDDED_WORKER_JS). */
+export const WORKER_MARKER = "__INTENDANT_EXTRACT_WORKER_JS__";
+export const WORKER_ENTRY = join(ROOT, "lib", "message_search", "pool", "worker_main.ts");
+
+/** `deno bundle --platform=deno` of `entry`, as text. */
+async function denoBundle(entry: string): Promise<string> {
+  const tmp = await Deno.makeTempFile({ suffix: ".js" });
+  try {
+    const r = await new Deno.Command(Deno.execPath(), {
+      args: ["bundle", "--platform=deno", "-o", tmp, entry],
+      cwd: ROOT,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!r.success) {
+      throw new Error(
+        `deno bundle failed for "${entry}": ${
+          new TextDecoder().decode(r.stderr).trim().split("\n").at(-1)
+        }`,
+      );
+    }
+    return await Deno.readTextFile(tmp);
+  } finally {
+    await Deno.remove(tmp).catch(() => {});
+  }
+}
+
+/**
+ * Builds the single file at `out`: main.ts bundled, with the bundled extraction worker
+ * embedded in place of the pool's marker (which must appear exactly once; the worker's
+ * own bundle must not contain it). Returns both sizes.
+ */
+export async function bundleSingleFile(
+  out: string,
+): Promise<{ bytes: number; workerBytes: number }> {
+  const worker = await denoBundle(WORKER_ENTRY);
+  const quoted = JSON.stringify(WORKER_MARKER);
+  if (worker.includes(WORKER_MARKER)) {
+    throw new Error("the worker bundle contains the embedding marker: it would embed itself");
+  }
+  const main = await denoBundle(join(ROOT, "main.ts"));
+  const parts = main.split(quoted);
+  if (parts.length !== 2) {
     throw new Error(
-      `deno bundle failed: ${new TextDecoder().decode(r.stderr).trim().split("\n").at(-1)}`,
+      `expected the worker marker exactly once in the main bundle, found ${parts.length - 1}`,
     );
   }
-  const size = (await Deno.stat(out)).size;
-  console.log(`bundle: ${out} (${(size / 1024).toFixed(0)} KiB)`);
+  // split/join, not replace(): the worker's text holds "$&"-like sequences.
+  const text = parts.join(JSON.stringify(worker));
+  await Deno.mkdir(dirname(out), { recursive: true });
+  await Deno.writeTextFile(out, text);
+  return { bytes: new TextEncoder().encode(text).length, workerBytes: worker.length };
+}
+
+async function stepBundle(): Promise<void> {
+  const out = join(ROOT, "dist", "intendant.js");
+  const { bytes, workerBytes } = await bundleSingleFile(out);
+  console.log(
+    `bundle: ${out} (${(bytes / 1024).toFixed(0)} KiB, extraction worker ${
+      (workerBytes / 1024).toFixed(0)
+    } KiB embedded)`,
+  );
 }
 
 export const COMPILE_TARGETS = [

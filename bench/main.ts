@@ -1,15 +1,22 @@
 /**
  * `deno task bench [--preset default|small] [--seed N] [--dir PATH] [--out FILE]`:
- * generates (or reuses) the corpus, runs each phase in a child process, runs ripgrep over
- * the raw homes as the scan baseline, sizes the UI bundle, then prints ONE table with
- * every figure beside its same-run baseline and target, and writes the figures as JSON
- * (bench/results.json by default). Progress goes to stderr; the table to stdout.
+ * generates (or reuses) the corpus, runs the store-level phases each in a child process
+ * with the daemon's V8 flags (phases.ts), then the daemon as users run it — real
+ * `intendant serve --locked` processes driven over HTTP, and the one-shot CLI
+ * (phase_daemon.ts) — runs ripgrep over the raw homes as the scan baseline, sizes the UI
+ * bundle, then prints ONE table with every figure beside its same-run baseline and
+ * target, and writes the figures as JSON (bench/results.json by default). Progress goes
+ * to stderr; the table to stdout.
+ * Stores: the backfill phase builds `<dir>/../<preset>-<seed>-store` (its bytes counted
+ * through the store's Fs); the daemon builds its own, where the program puts it
+ * (`<corpus>/state/cache/message_search/v1`); HOME is `<dir>/../<preset>-<seed>-home`.
  */
 import { join } from "node:path";
 import { ensureCorpus, NEEDLES, PRESETS } from "./corpus/mod.ts";
 import { QUERIES } from "./phase_query.ts";
 import { renderTable } from "./report.ts";
 import { DAEMON_V8_FLAGS } from "../lib/relaunch.ts";
+import { daemonBackfill, daemonServe } from "./phase_daemon.ts";
 
 function flag(name: string, dflt: string): string {
   const i = Deno.args.indexOf(`--${name}`);
@@ -24,8 +31,11 @@ const tmp = Deno.env.get("TMPDIR") ?? "/tmp";
 const dir = flag("dir", join(tmp, "intendant-bench", `${presetName}-${seed}`));
 const out = flag("out", new URL("./results.json", import.meta.url).pathname);
 const storeRoot = join(dir, "..", `${presetName}-${seed}-store`);
+const home = join(dir, "..", `${presetName}-${seed}-home`);
 const log = (l: string) => console.error(l);
 
+/** Load average when the run starts (other work on the machine skews every figure). */
+const loadAtStart = (await Deno.readTextFile("/proc/loadavg")).split(" ").slice(0, 3).join(" ");
 const corpus = await ensureCorpus({ dir, preset, seed, log });
 
 async function phase(name: string): Promise<Record<string, unknown>> {
@@ -112,12 +122,17 @@ async function machine() {
     deno: Deno.version.deno,
     v8: Deno.version.v8,
     os: Deno.build.os + "/" + Deno.build.arch,
+    load: loadAtStart,
   };
 }
 
 const baseline = await phase("baseline");
 const backfill = await phase("backfill");
+await Deno.mkdir(home, { recursive: true });
+log("bench: daemon backfill (intendant serve --locked on an empty store)…");
+const daemonFill = await daemonBackfill(corpus, home, log);
 const serve = await phase("serve");
+const daemon = await daemonServe(corpus, home, log);
 log("bench: ripgrep baseline…");
 const rg = await ripgrep();
 const uiGzip = await uiGzipBytes();
@@ -137,6 +152,8 @@ const results = {
   baseline,
   backfill,
   serve,
+  daemonBackfill: daemonFill,
+  daemon,
   rg,
   uiGzip,
 };

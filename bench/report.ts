@@ -1,6 +1,14 @@
 /**
  * Renders bench/results.json as one Markdown table: each figure, its same-run baseline,
- * the ratio between them, the target and whether it is met. Pure (no I/O).
+ * the ratio between them, the target (issue 16's where it set one) and whether it is met.
+ * Pure (no I/O).
+ * Which measurement judges a target: RSS, append → searchable and the query latencies are
+ * the real daemon's (`intendant serve --locked` over HTTP, phase_daemon.ts); a query target
+ * is judged on the engine's own took_ms as the daemon reported it, with the HTTP wall time
+ * shown beside it (the wall adds the loopback round trip and, now and then, the freshness
+ * sweep the search route runs inline: refreshIfStale(QUERY_REFRESH_MS)). Throughput and
+ * bytes written are the store-level phases' (phases.ts: exact byte counts through the
+ * store's Fs).
  */
 import { QUERY_REFRESH_MS } from "../lib/message_search/mod.ts";
 import { QUERIES } from "./phase_query.ts";
@@ -10,6 +18,23 @@ type R = any;
 
 const MB = 1024 * 1024;
 const ARENA_CAP = 192 * MB;
+/** Store bytes ÷ corpus bytes at the start of issue 16 (bench/RESULTS.md: 321.5 of 1,436.8 MiB). */
+export const STORE_RATIO_BEFORE = 0.224;
+/** Issue 16's targets. */
+const T = {
+  backfillRatio: 1.0,
+  backfillMsgs: 100_000,
+  coldMs: 150,
+  oneShotMs: 500,
+  warmP95Ms: 5,
+  warmStopwordP95Ms: 20,
+  warmMaxMs: 25,
+  idleRss: 80 * MB,
+  peakOverCap: 64 * MB,
+  backfillPeak: 512 * MB,
+  appendBytes: 4096,
+  noopRatio: 2,
+};
 
 const n = (x: number, d = 0) =>
   Number.isFinite(x) ? x.toLocaleString("en-US", { maximumFractionDigits: d }) : "–";
@@ -17,6 +42,7 @@ const ms = (x: number) => `${n(x, x < 10 ? 2 : x < 100 ? 1 : 0)} ms`;
 const mib = (x: number) => `${n(x / MB, 1)} MiB`;
 const ratio = (a: number, b: number) => (b > 0 ? `${n(a / b, 2)}×` : "–");
 const ok = (b: boolean) => (b ? "yes" : "**no**");
+const timings = (t: R) => `p50 ${ms(t.p50)} · p95 ${ms(t.p95)} · max ${ms(t.max)}`;
 
 /** The results table. */
 export function renderTable(r: R): string {
@@ -24,120 +50,161 @@ export function renderTable(r: R): string {
   const c = r.corpus;
   const b = r.baseline;
   const bf = r.backfill;
+  const df = r.daemonBackfill;
   const s = r.serve;
+  const d = r.daemon;
   const baseMsgs = (c.messages / b.parseMs) * 1000;
   const baseMBs = c.bytes / MB / (b.parseMs / 1000);
   const bfMsgs = (bf.records / bf.ms) * 1000;
   const bfMBs = c.bytes / MB / (bf.ms / 1000);
   rows.push([
     "cold backfill",
-    `${n(bfMsgs)} msg/s · ${n(bfMBs)} MB/s · ${ms(bf.ms)} · ${n(bf.records)} records`,
+    `${n(bfMsgs)} msg/s · ${n(bfMBs)} MB/s · ${ms(bf.ms)} · ${n(bf.records)} records; ` +
+    `daemon's first sweep ${ms(df.firstSweepMs)}`,
     `read + JSON.parse every line: ${n(baseMsgs)} msg/s · ${n(baseMBs)} MB/s · ${ms(b.parseMs)}`,
     ratio(bfMsgs, baseMsgs),
-    "≥ 100k msg/s and ≥ 0.5×",
-    ok(bfMsgs >= 100_000 && bfMsgs / baseMsgs >= 0.5),
+    `≥ ${T.backfillRatio}× and ≥ 100k msg/s`,
+    ok(bfMsgs >= T.backfillMsgs && bfMsgs / baseMsgs >= T.backfillRatio),
   ]);
+  const onDisk = df.storeBytesOnDisk;
   rows.push([
-    "backfill writes",
-    `${mib(bf.storeBytes)} store (${mib(bf.ioWriteBytes)} write_bytes), manifest ${
-      mib(bf.manifestBytes)
-    }`,
-    `corpus ${mib(c.bytes)}`,
-    ratio(bf.storeBytes, c.bytes),
-    "–",
-    "–",
+    "store bytes on disk after the backfill",
+    `${mib(onDisk)} (daemon's store); backfill wrote ${mib(bf.storeBytes)} (${
+      mib(bf.ioWriteBytes)
+    } write_bytes), manifest ${mib(bf.manifestBytes)}`,
+    `corpus ${mib(c.bytes)}; issue start ${STORE_RATIO_BEFORE}×`,
+    ratio(onDisk, c.bytes),
+    `≤ ${STORE_RATIO_BEFORE}× the corpus`,
+    ok(onDisk / c.bytes <= STORE_RATIO_BEFORE),
   ]);
   const ns = s.noopSweep;
   rows.push([
-    "no-op sweep (p50 of 7)",
-    `${ms(ns.ms.p50)} (max ${ms(ns.ms.max)}) · ${n(ns.bytesWritten)} B written · ${
+    "no-op sweep (p50 of 7, after the startup check)",
+    `${ms(ns.ms.p50)} (max ${ms(ns.ms.max)}) · ${n(ns.bytesWritten)} B written (store Fs ${
+      n(ns.storeFsBytes)
+    } B, writer.lock ${ns.lockRewritten ? `rewritten, ${n(ns.lockBytes)} B` : "untouched"}) · ${
       n(ns.sourceOpensPerSweep, 1)
     } source opens`,
     `lstat every file: ${ms(b.statMs.p50)} async (${ms(b.statSyncMs.p50)} lstatSync: ${
       ratio(ns.ms.p50, b.statSyncMs.p50)
     })`,
     ratio(ns.ms.p50, b.statMs.p50),
-    "≤ 2× and 0 B",
-    ok(ns.ms.p50 <= 2 * b.statMs.p50 && ns.bytesWritten === 0),
+    `≤ ${T.noopRatio}× and 0 B`,
+    ok(ns.ms.p50 <= T.noopRatio * b.statMs.p50 && ns.bytesWritten === 0),
   ]);
-  const a = s.append;
+  const ix = d.oneShot.index;
   rows.push([
-    `append → searchable, through refreshIfStale(${QUERY_REFRESH_MS}) (${
+    "no-op `intendant index` (a new process)",
+    `${ms(ix.ms)} · ${n(ix.bytes)} B in ${ix.changedCount} changed store files${
+      ix.changedCount ? ` (${ix.changedFiles.join(", ")})` : ""
+    }`,
+    `process floor (intendant --version): ${ms(d.oneShot.floorMs.p50)}`,
+    "–",
+    "0 B",
+    ok(ix.bytes === 0 && ix.changedCount === 0),
+  ]);
+  const a = d.append;
+  rows.push([
+    `append → searchable through the search route (daemon, HTTP; refreshIfStale(${QUERY_REFRESH_MS}); ${
       n(a.session.messages)
     }-message session)`,
-    `p50 ${ms(a.latencyMs.p50)} · p95 ${ms(a.latencyMs.p95)} · max ${ms(a.latencyMs.max)}`,
-    `refresh sweep that published it: p50 ${ms(a.refreshSweepMs.p50)} · max ${
-      ms(a.refreshSweepMs.max)
-    }`,
+    timings(a.latencyMs),
+    "–",
     "–",
     "≤ 1 s",
     ok(a.latencyMs.max <= 1000),
   ]);
-  const pa = a.perAppend;
+  const sa = s.append;
+  const pa = sa.perAppend;
   rows.push([
-    `bytes written per appended message (${a.amortizedAppends} appends, one sweep each; snapshot compaction amortized over its period)`,
-    `${n(a.cycleAmortizedBytesPerAppend)} B store = journal ${n(pa.journal)} + segments ${
+    `bytes written per appended message (${sa.amortizedAppends} appends, one sweep each; snapshot compaction amortized over its period)`,
+    `${n(sa.cycleAmortizedBytesPerAppend)} B store = journal ${n(pa.journal)} + segments ${
       n(pa.generations)
     } + snapshot ${n(pa.snapshotAmortized)} (${mib(pa.snapshotBytes)} per ${
       n(Math.round(pa.journalRoom / Math.max(1, pa.journal)))
-    } appends); in-window total ${n(a.amortizedStoreBytesPerAppend)} B; timed appends: ${
-      n(a.storeBytesPerAppend)
-    } B store, ${n(a.ioWriteBytesPerAppend)} B write_bytes (page-granular fsyncs)`,
-    `the appended line: ${n(a.appendedBytes / a.appends)} B`,
-    ratio(a.cycleAmortizedBytesPerAppend, a.appendedBytes / a.appends),
+    } appends); in-window total ${n(sa.amortizedStoreBytesPerAppend)} B`,
+    `the appended line: ${n(sa.lineBytes)} B`,
+    ratio(sa.cycleAmortizedBytesPerAppend, sa.lineBytes),
     "≤ 4 KiB",
-    ok(a.cycleAmortizedBytesPerAppend <= 4096),
+    ok(sa.cycleAmortizedBytesPerAppend <= T.appendBytes),
   ]);
   for (const [name] of QUERIES) {
-    const w = s.queries.warm[name];
-    const target = name === "stopword" ? 20 : 5;
+    const w = d.warm[name];
+    const p95 = name === "stopword" ? T.warmStopwordP95Ms : T.warmP95Ms;
     const rg = r.rg?.[name];
     rows.push([
-      `warm query: ${name} (${w.groups} groups, ${n(w.hits)} hits, ${w.state})`,
-      `p50 ${ms(w.p50)} · p95 ${ms(w.p95)} · max ${ms(w.max)}`,
+      `warm query (daemon): ${name} (${w.groups} groups, ${n(w.hits)} hits, ${w.state})`,
+      `engine ${timings(w.tookMs)}; HTTP wall ${timings(w.wallMs)}`,
       rg === undefined ? "rg: –" : `rg over raw homes: ${ms(rg)}`,
-      rg === undefined ? "–" : ratio(w.p95, rg),
-      `p95 ≤ ${target} ms`,
-      ok(w.p95 <= target),
+      rg === undefined ? "–" : ratio(w.tookMs.p95, rg),
+      `p95 ≤ ${p95} ms, max ≤ ${T.warmMaxMs} ms`,
+      ok(w.tookMs.p95 <= p95 && w.tookMs.max <= T.warmMaxMs),
     ]);
   }
   for (const [name] of QUERIES) {
-    const q = s.queries.cold[name];
+    const q = d.cold[name];
+    const same = q.keys.join("\n") === d.warm[name].keys.join("\n");
     rows.push([
-      `cold first query: ${name}`,
-      `${ms(q.ms)} (${q.state}, ${q.groups} groups)`,
+      `cold first query (fresh daemon): ${name}`,
+      `engine ${ms(q.tookMs)} (HTTP wall ${ms(q.ms)}) · ${q.state}, ${q.groups} groups, ${
+        same ? "same first page as warm" : "**not** the warm first page"
+      }`,
       r.rg?.[name] === undefined ? "rg: –" : `rg: ${ms(r.rg[name])}`,
-      r.rg?.[name] === undefined ? "–" : ratio(q.ms, r.rg[name]),
-      "≤ 150 ms (partial allowed)",
-      ok(q.ms <= 150),
+      r.rg?.[name] === undefined ? "–" : ratio(q.tookMs, r.rg[name]),
+      `ready, warm's page, ≤ ${T.coldMs} ms`,
+      ok(q.state === "ready" && same && q.tookMs <= T.coldMs),
     ]);
   }
+  const os = d.oneShot.search;
+  const osNames = QUERIES.map(([name]) => name);
+  const osMax = Math.max(...osNames.map((k) => os[k].ms));
+  const osGood = osNames.filter((k) => os[k].state === "ready" && os[k].sameAsWarm).length;
   rows.push([
-    "shards loaded per warm query",
-    n(s.queries.shardsLoadedPerWarmQuery, 2),
-    `arena ${mib(s.queries.arena.bytes)} of ${
-      mib(s.queries.arena.capBytes)
-    }, ${s.queries.arena.shards} shards`,
+    "one-shot `intendant search Q --json` (new process, no daemon)",
+    `max ${ms(osMax)} over ${osNames.length} needles (${
+      osNames.map((k) => `${k} ${n(os[k].ms)}`).join(" · ")
+    }); complete and warm's first page: ${osGood}/${osNames.length}`,
+    `intendant --version: ${ms(d.oneShot.floorMs.p50)}`,
+    ratio(osMax, d.oneShot.floorMs.p50),
+    `complete, ≤ ${T.oneShotMs} ms`,
+    ok(osMax <= T.oneShotMs && osGood === osNames.length),
+  ]);
+  const eq = s.queries;
+  const worstWarm = Math.max(...osNames.map((k) => eq.warm[k].p95));
+  rows.push([
+    "engine in process (store-level phase): warm p95 worst needle · cold states · shards loaded per warm query",
+    `${ms(worstWarm)} · ${osNames.map((k) => eq.cold[k].state).join(", ")} · ${
+      n(eq.shardsLoadedPerWarmQuery, 2)
+    }`,
+    `arena ${mib(eq.arena.bytes)} of ${mib(eq.arena.capBytes)}, ${eq.arena.shards} shards`,
     "–",
-    "0",
-    ok(s.queries.shardsLoadedPerWarmQuery === 0),
+    "0 shards loaded",
+    ok(eq.shardsLoadedPerWarmQuery === 0),
   ]);
   rows.push([
-    "RSS idle (store + indexer + engine, after a sweep)",
-    mib(s.idleRss),
-    "–",
-    "–",
-    "≤ 80 MB",
-    ok(s.idleRss <= 80 * MB),
+    "daemon RSS idle (after its first sweep)",
+    `${mib(d.idleRss)} (launcher process beside it: ${mib(d.launcherRss)})`,
+    `daemon on an empty state root: ${mib(d.floor.idleRss)}; store-level phase: ${mib(s.idleRss)}`,
+    ratio(d.idleRss, T.idleRss),
+    "≤ 80 MiB",
+    ok(d.idleRss <= T.idleRss),
   ]);
-  const cap = ARENA_CAP + 64 * MB;
+  const cap = ARENA_CAP + T.peakOverCap;
   rows.push([
-    "RSS peak",
-    `serve ${mib(s.peakRss)} · backfill ${mib(bf.peakRss)}`,
+    "daemon RSS peak over the bench, backfill excluded",
+    `${mib(d.peakRss)} (after the warm queries: ${mib(d.afterQueriesRss)})`,
     `arena cap + 64 MiB = ${mib(cap)}`,
-    ratio(Math.max(s.peakRss, bf.peakRss), cap),
-    "≤ arena cap + 64 MB",
-    ok(Math.max(s.peakRss, bf.peakRss) <= cap),
+    ratio(d.peakRss, cap),
+    "≤ arena cap + 64 MiB",
+    ok(d.peakRss <= cap),
+  ]);
+  rows.push([
+    "daemon RSS peak during the backfill",
+    mib(df.peakRss),
+    `store-level backfill phase: ${mib(bf.peakRss)}`,
+    ratio(df.peakRss, T.backfillPeak),
+    "≤ 512 MiB",
+    ok(df.peakRss <= T.backfillPeak),
   ]);
   rows.push([
     "UI bundle (gzip)",
@@ -150,7 +217,9 @@ export function renderTable(r: R): string {
   const head =
     `corpus: ${c.preset} seed ${c.seed} — ${n(c.sessions)} sessions, ${n(c.files)} files, ` +
     `${n(c.messages)} messages, ${mib(c.bytes)}; machine: ${r.machine.nproc} × ${r.machine.cpu}, ` +
-    `${r.machine.ramGiB} GiB, Deno ${r.machine.deno}`;
+    `${r.machine.ramGiB} GiB, Deno ${r.machine.deno}; load average at start ${
+      r.machine.load ?? "–"
+    }`;
   const table = [
     "| figure | ours | same-run baseline | ratio | target | met |",
     "|---|---|---|---|---|---|",

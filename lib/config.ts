@@ -19,6 +19,11 @@ export const ENV_CONTEXT_SNAPSHOT_KEEP_ALL = "INTENDANT_CONTEXT_SNAPSHOT_KEEP_AL
 export const ENV_MESSAGE_SEARCH_DAEMON_HOME_ONLY = "INTENDANT_MESSAGE_SEARCH_DAEMON_HOME_ONLY";
 /** Message-search retention window in days, or "forever". @default 14 */
 export const ENV_MESSAGE_SEARCH_WINDOW_DAYS = "INTENDANT_MESSAGE_SEARCH_WINDOW_DAYS";
+/**
+ * Extraction workers of the message index (one per core by default; 1 = extract in the
+ * indexer's own thread).
+ */
+export const ENV_INDEX_WORKERS = "INTENDANT_INDEX_WORKERS";
 /** Dashboard port. @default 8765 */
 export const ENV_PORT = "INTENDANT_PORT";
 export const ENV_CODEX_HOME = "CODEX_HOME";
@@ -35,6 +40,7 @@ export const ENV_VARS_READ: readonly string[] = [
   ENV_CONTEXT_SNAPSHOT_KEEP_ALL,
   ENV_MESSAGE_SEARCH_DAEMON_HOME_ONLY,
   ENV_MESSAGE_SEARCH_WINDOW_DAYS,
+  ENV_INDEX_WORKERS,
   ENV_PORT,
   ENV_CODEX_HOME,
   ENV_CLAUDE_CONFIG_DIR,
@@ -84,6 +90,8 @@ export interface ResolvedConfig {
     homeOnly: boolean;
     /** null means keep forever. */
     windowDays: number | null;
+    /** Extraction workers; null = one per core (decided where the pool is made). */
+    workers: number | null;
   };
   agentHomes: { codex: AgentHome; claude: AgentHome; kimi: AgentHome; pi: AgentHome };
   server: { host: "127.0.0.1"; port: number };
@@ -127,9 +135,11 @@ export function resolveConfig(
     daemonSocketPath: join(stateRoot, "run", "http.sock"),
     messageSearch: {
       cacheRoot,
-      storeRoot: join(cacheRoot, "v1"),
+      // v2: binary segments (message_search/store/types.ts says why not v1).
+      storeRoot: join(cacheRoot, "v2"),
       homeOnly: parseBool(env[ENV_MESSAGE_SEARCH_DAEMON_HOME_ONLY]),
       windowDays: parseWindowDays(env[ENV_MESSAGE_SEARCH_WINDOW_DAYS]),
+      workers: parseWorkers(env[ENV_INDEX_WORKERS]),
     },
     agentHomes: {
       codex: agentHome(env[ENV_CODEX_HOME], homeDir, ".codex", cwd),
@@ -177,6 +187,22 @@ export function parseWindowDays(value: string | undefined): number | null {
   if (!Number.isFinite(n) || n <= 0) {
     throw new RangeError(
       `Invalid ${ENV_MESSAGE_SEARCH_WINDOW_DAYS} "${v}": expected days > 0 or "forever"`,
+    );
+  }
+  return n;
+}
+
+/** Most extraction workers accepted (a typo like 1000 must not start a thousand isolates). */
+export const INDEX_WORKERS_MAX = 64;
+
+/** Parses the extraction worker count: an integer 1–INDEX_WORKERS_MAX, or unset (null). */
+export function parseWorkers(value: string | undefined): number | null {
+  const v = nonEmpty(value);
+  if (!v) return null;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > INDEX_WORKERS_MAX) {
+    throw new RangeError(
+      `Invalid ${ENV_INDEX_WORKERS} "${v}": expected an integer 1-${INDEX_WORKERS_MAX}`,
     );
   }
   return n;

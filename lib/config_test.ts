@@ -14,7 +14,7 @@ Deno.test("resolveConfig defaults the state root to $HOME/.intendant", () => {
   const c = resolveConfig({ HOME: "/home/u" }, { cwd: "/w" });
   assert.equal(c.stateRoot, "/home/u/.intendant");
   assert.equal(c.logsDir, "/home/u/.intendant/logs");
-  assert.equal(c.messageSearch.storeRoot, "/home/u/.intendant/cache/message_search/v1");
+  assert.equal(c.messageSearch.storeRoot, "/home/u/.intendant/cache/message_search/v2");
   assert.equal(c.messageSearch.windowDays, 14);
   assert.equal(c.logFile, null);
   assert.deepEqual(c.agentHomes.codex, { path: "/home/u/.codex", explicit: false });

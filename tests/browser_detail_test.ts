@@ -243,7 +243,7 @@ Deno.test({
               turns: [
                 {
                   text: "Live turn",
-                  commands: [{ exec: "echo EARLY-OUT" }, { exec: "sleep 8; echo LATE-OUT" }],
+                  commands: [{ exec: "echo EARLY-OUT" }, { exec: "sleep 15; echo LATE-OUT" }],
                 },
                 { text: "After the wait.", done: true },
               ],
@@ -256,10 +256,12 @@ Deno.test({
           await page.goto(`${rig!.base}#/session/${encodeURIComponent(`intendant:${id}`)}`);
           const entry = page.locator(".entry", { hasText: "Live turn" });
           const second = entry.locator("details.tool-call").nth(1);
-          await second.waitFor();
+          // Generous: under the parallel suite, starting the runner process alone can take
+          // most of the default 30 s on 2 shared cores; the 15 s command keeps running past it.
+          await second.waitFor({ timeout: 60_000 });
           // Seen while the command still runs, then the same entry gets its result.
           assert.match(await second.locator("summary").innerText(), /no result recorded/);
-          await second.locator("summary", { hasText: "exit 0" }).waitFor({ timeout: 20_000 });
+          await second.locator("summary", { hasText: "exit 0" }).waitFor({ timeout: 45_000 });
           await second.locator("summary").click();
           await second.locator("pre", { hasText: "LATE-OUT" }).waitFor();
           await page.locator(".entry", { hasText: "After the wait." }).waitFor();

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
+  decodeRecords,
   deriveActive,
   type ExtractOutcome,
   Indexer,
@@ -156,7 +157,7 @@ for (const fx of FIXTURES) {
           const texts = async () => {
             const e = (await store.readManifest()).sessions[key]!;
             const segs = await Promise.all(e.generations.map((g) => store.loadSegment(g)));
-            return segs.flatMap((s) => s.records.map((r) => r.text));
+            return segs.flatMap((s) => decodeRecords(s).map((r) => r.text));
           };
           assert.ok(!(await texts()).includes(text), "torn half must not be indexed");
           await f.write(line.subarray(cut));

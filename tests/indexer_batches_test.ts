@@ -43,6 +43,7 @@ function observed(store: Store, failAt: { n: number | null }, onPublish = () => 
     deleteSession: (k) => store.deleteSession(k),
     liftTombstone: (k) => store.liftTombstone(k),
     loadSegment: (n) => store.loadSegment(n),
+    loadSummaries: () => store.loadSummaries(),
     gc: () => store.gc(),
     verifyAll: () => store.verifyAll(),
     dropEntries: (k) => store.dropEntries(k),

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { resolveConfig } from "../lib/config.ts";
-import { createMessageIndex, type Manifest } from "../lib/message_search/mod.ts";
+import { createMessageIndex, decodeRecords, type Manifest } from "../lib/message_search/mod.ts";
 import { runIntendant, sessionOf } from "./helpers/cli.ts";
 import { writeNativeSession } from "./helpers/native_corpus.ts";
 import { writeLegacySession } from "./helpers/legacy_session.ts";
@@ -27,7 +27,7 @@ async function readManifest(root: string): Promise<Manifest> {
 function listGens(root: string): string[] {
   try {
     return [
-      ...Deno.readDirSync(join(root, "state", "cache", "message_search", "v1", "generations")),
+      ...Deno.readDirSync(join(root, "state", "cache", "message_search", "v2", "generations")),
     ].map((e) => e.name).sort();
   } catch {
     return [];
@@ -42,9 +42,15 @@ Deno.test("`intendant index` publishes a store laid out as the spec says and pri
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^source\s+sessions\s+records/m);
     assert.match(r.stdout, /^intendant\s+2\s+6\s+0\s+0\s/m);
-    const store = join(root, "state", "cache", "message_search", "v1");
+    const store = join(root, "state", "cache", "message_search", "v2");
     const names = [...Deno.readDirSync(store)].map((e) => e.name).sort();
-    assert.deepEqual(names, ["generations", "manifest.journal", "manifest.json", "writer.lock"]);
+    assert.deepEqual(names, [
+      "generations",
+      "manifest.journal",
+      "manifest.json",
+      "summaries.pack",
+      "writer.lock",
+    ]);
     const m = await readManifest(root);
     assert.equal(m.schema, 1);
     assert.ok(m.revision > 0);
@@ -54,7 +60,7 @@ Deno.test("`intendant index` publishes a store laid out as the spec says and pri
     );
     for (const e of Object.values(m.sessions)) {
       assert.equal(e.records, 3);
-      for (const g of e.generations) assert.match(g, /^[0-9a-f]{16}\.json$/);
+      for (const g of e.generations) assert.match(g, /^[0-9a-f]{16}\.seg$/);
       assert.equal(Object.keys(e.cursors).length, 1);
     }
     assert.equal(listGens(root).length, 2);
@@ -195,7 +201,7 @@ Deno.test("sessions older than the window are not published; a corrupt generatio
     const healed = (await s2.readManifest()).sessions[`intendant:${fresh.id}`]!;
     assert.equal(healed.records, fresh.texts.length);
     const seg = await s2.loadSegment(healed.generations[0]!);
-    assert.deepEqual(seg.records.map((x) => x.text), fresh.texts);
+    assert.deepEqual(decodeRecords(seg).map((x) => x.text), fresh.texts);
   }));
 
 Deno.test("B15: the indexer killed mid-sweep, then exactly-once after recovery", () =>
@@ -249,7 +255,7 @@ Deno.test("B15: the indexer killed mid-sweep, then exactly-once after recovery",
       const ids = (m: typeof e | undefined, s: typeof store) =>
         m
           ? Promise.all(m.generations.map((g) => s.loadSegment(g))).then((segs) =>
-            segs.flatMap((x) => x.records.map((r) => r.id))
+            segs.flatMap((x) => decodeRecords(x).map((r) => r.id))
           )
           : Promise.resolve([] as string[]);
       const a = await ids(mine, store);

@@ -14,6 +14,7 @@ import { resolveConfig } from "../lib/config.ts";
 import {
   createMessageIndex,
   decodeLocator,
+  decodeRecords,
   deriveActive,
   hash16Of,
   type ManifestEntry,
@@ -61,7 +62,7 @@ async function snapshot(store: Store): Promise<Snap[]> {
     const marks: SupersessionMark[] = [];
     for (const g of entry.generations) {
       const s = await store.loadSegment(g);
-      recs.push(...s.records);
+      recs.push(...decodeRecords(s));
       marks.push(...s.marks);
     }
     out.push({ key, entry, recs, active: deriveActive(recs, marks) });

@@ -20,7 +20,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import fc from "fast-check";
-import { Indexer, openStore, PARSER_VERSION, type SweepReport } from "../lib/message_search/mod.ts";
+import {
+  decodeRecords,
+  Indexer,
+  openStore,
+  PARSER_VERSION,
+  type SweepReport,
+} from "../lib/message_search/mod.ts";
 import {
   MANIFEST_FILE,
   parseManifestBytes,
@@ -110,7 +116,7 @@ for (const fx of FIXTURES) {
           const e = (await store.readManifest()).sessions[key];
           const texts: string[] = [];
           for (const g of e?.generations ?? []) {
-            for (const r of (await store.loadSegment(g)).records) texts.push(r.text);
+            for (const r of decodeRecords(await store.loadSegment(g))) texts.push(r.text);
           }
           const found = markersIn("FZ", texts);
           const missing = want.filter((i) => !found.has(i));
@@ -218,12 +224,13 @@ function applyEdits(base: Record<string, unknown>, edits: Edit[]): unknown {
 const GENERATION_NAMES = fc.constantFrom(
   "../../x",
   "/etc/passwd",
-  "0123456789abcdef0.json",
-  "0123456789ABCDEF.json",
+  "0123456789abcdef0.seg",
+  "0123456789ABCDEF.seg",
+  "0123456789abcdef.seg",
   "0123456789abcdef.json",
   "..%2f..%2fetc",
   "generations/../../manifest.json",
-  "0123456789abcdef.json\u0000",
+  "0123456789abcdef.seg\u0000",
 );
 
 const manifestInput = (base: Record<string, unknown>) =>

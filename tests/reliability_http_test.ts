@@ -164,7 +164,12 @@ Deno.test("D10 a cold broad query answers partial/timeout within the budget, war
         `${brim.groups} groups, ${fmt(brim.bytes)} B (cap ${fmt(SEARCH_RESPONSE_CAP_BYTES)} B)`,
     );
     assert.ok(all.every((a) => a.status === 200));
-    assert.ok(cold.every((a) => a.state === "partial"), `cold: ${states(cold)}`);
+    // Within the budget, partial/timeout or — since segments load as one read of binary
+    // bytes (issue 16) — sometimes already complete; never past it (the time checks below).
+    assert.ok(
+      cold.every((a) => a.state === "partial" || a.state === "ready"),
+      `cold: ${states(cold)}`,
+    );
     // The engine stops at the 150 ms budget, checked before each segment: one segment's
     // load and match (and a GC pause on a loaded 2-core box) may run past it.
     const took = cold.map((a) => a.tookMs);

@@ -15,6 +15,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { LockHeldError } from "../lib/errors.ts";
 import {
+  decodeRecords,
   LOCK_FILE,
   type Manifest,
   openStore,
@@ -80,7 +81,7 @@ function spawn(args: string[]): Child {
 async function recordIds(store: Store, m: Manifest, key: string): Promise<string[]> {
   const ids: string[] = [];
   for (const g of m.sessions[key]?.generations ?? []) {
-    for (const r of (await store.loadSegment(g)).records) ids.push(r.id);
+    for (const r of decodeRecords(await store.loadSegment(g))) ids.push(r.id);
   }
   return ids;
 }

@@ -30,6 +30,7 @@ import fc from "fast-check";
 import {
   createIntendantExtractor,
   DAY_MS,
+  decodeRecords,
   GC_GRACE_MS,
   Indexer,
   type Manifest,
@@ -167,6 +168,7 @@ class World {
       deleteSession: (k) => store.deleteSession(k),
       liftTombstone: (k) => store.liftTombstone(k),
       loadSegment: (n) => store.loadSegment(n),
+      loadSummaries: () => store.loadSummaries(),
       gc: () => store.gc(),
       verifyAll: () => store.verifyAll(),
       dropEntries: (k) => store.dropEntries(k),
@@ -329,7 +331,7 @@ class World {
   async texts(m: Manifest, key: string): Promise<string[]> {
     const out: string[] = [];
     for (const g of m.sessions[key]!.generations) {
-      for (const r of (await this.store.loadSegment(g)).records) out.push(r.text);
+      for (const r of decodeRecords(await this.store.loadSegment(g))) out.push(r.text);
     }
     return out;
   }

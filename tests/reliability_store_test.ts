@@ -15,6 +15,7 @@ import {
   createIntendantExtractor,
   createSearchEngine,
   CursorExpiredError,
+  decodeRecords,
   GC_GRACE_MS,
   Indexer,
   MANIFEST_FILE,
@@ -46,6 +47,7 @@ function pausing(store: Store) {
     gc: () => store.gc(),
     verifyAll: () => store.verifyAll(),
     dropEntries: (k) => store.dropEntries(k),
+    loadSummaries: () => store.loadSummaries(),
     async loadSegment(name) {
       seen.loads++;
       entered();
@@ -239,7 +241,7 @@ Deno.test("A5: real ENOSPC on a 1 MiB tmpfs: the last good snapshot is served, o
         const e = m.sessions[`intendant:${s.id}`];
         const texts: string[] = [];
         for (const g of e?.generations ?? []) {
-          for (const r of (await store.loadSegment(g)).records) texts.push(r.text);
+          for (const r of decodeRecords(await store.loadSegment(g))) texts.push(r.text);
         }
         missingRecords += s.texts.filter((t) => !texts.includes(t)).length;
       }
@@ -281,7 +283,7 @@ Deno.test("a fresh store opens under a profile that may read and write only the 
         `--allow-read=${state},${REPO}`,
         `--allow-write=${state}`,
         join(REPO, "tests/helpers/rel_open_child.ts"),
-        join(state, "cache", "message_search", "v1"),
+        join(state, "cache", "message_search", "v2"),
       ],
       cwd: REPO,
       stdout: "piped",
@@ -291,6 +293,6 @@ Deno.test("a fresh store opens under a profile that may read and write only the 
     assert.ok(out.success, text);
     assert.match(text, /^opened 0$/m);
     assert.ok(
-      Deno.statSync(join(state, "cache", "message_search", "v1", "generations")).isDirectory,
+      Deno.statSync(join(state, "cache", "message_search", "v2", "generations")).isDirectory,
     );
   }));

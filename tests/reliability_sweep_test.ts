@@ -15,6 +15,7 @@ import { join } from "node:path";
 import {
   createIntendantExtractor,
   createSearchEngine,
+  decodeRecords,
   type Extractor,
   Indexer,
   openStore,
@@ -34,7 +35,7 @@ async function idsOf(store: Store, key: string): Promise<string[]> {
   const e = (await store.readManifest()).sessions[key];
   const ids: string[] = [];
   for (const g of e?.generations ?? []) {
-    for (const r of (await store.loadSegment(g)).records) ids.push(r.id);
+    for (const r of decodeRecords(await store.loadSegment(g))) ids.push(r.id);
   }
   return ids;
 }
@@ -79,6 +80,7 @@ Deno.test("B13: 8 concurrent writers are indexed exactly once with bounded lag",
       deleteSession: (k) => store.deleteSession(k),
       liftTombstone: (k) => store.liftTombstone(k),
       loadSegment: (n) => store.loadSegment(n),
+      loadSummaries: () => store.loadSummaries(),
       gc: () => store.gc(),
       verifyAll: () => store.verifyAll(),
       dropEntries: (k) => store.dropEntries(k),

@@ -147,6 +147,14 @@ Deno.test("askHuman: the runner's stderr line, the printed command, and answer +
       );
       const q2 = questionId(dir)!;
       assert.ok(q2);
+      // The stream polls; under the parallel suite the refusals below can all run inside
+      // one poll interval, and answering then would end the second wait before any poll
+      // saw it. Let the stream observe it first (the order assertion below still checks it).
+      await waitFor(
+        () => (stream.text().match(/\{"status":"waiting"\}/g) ?? []).length >= 2,
+        20_000,
+        "the stream to report the second wait",
+      );
 
       // Refusals: no token, another origin, bad bodies, a stale question id, non-native.
       const path = `/api/session/${id}/answer`;

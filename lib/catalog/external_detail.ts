@@ -18,6 +18,7 @@ import { NotFoundError } from "../errors.ts";
 import {
   capText,
   CorruptGenerationError,
+  decodeRecords,
   deriveActive,
   type ManifestEntry,
   type MessageRecord,
@@ -88,14 +89,16 @@ async function loadOnce(store: Store, key: string): Promise<Loaded> {
   const marks: SupersessionMark[] = [];
   for (const g of entry.generations) {
     let seg;
+    let recs: MessageRecord[];
     try {
       seg = await store.loadSegment(g);
+      recs = decodeRecords(seg);
     } catch (err) {
       if (!(err instanceof CorruptGenerationError || err instanceof NotFoundError)) throw err;
       return { entry, failed: g, cause: err };
     }
     // Loops, not push(...xs): a spread of 100k+ records overflows the call stack.
-    for (const r of seg.records) records.push(r);
+    for (const r of recs) records.push(r);
     for (const k of seg.marks) marks.push(k);
   }
   records.sort((a, b) => a.order - b.order);

@@ -3,6 +3,8 @@
  * the one atomic replace helper, the shared JSONL line splitter, creation hygiene and
  * the one contained reader (contained_open.ts: every untrusted file is opened there).
  */
+export type { FileIdentity } from "./flock_holder.ts";
+export { flockHolder, identityOf } from "./flock_holder.ts";
 export type { CappedRead, Fs, FsDirEntry, FsStat, FsWriteHandle } from "./fs.ts";
 export { readFileOrNull, realFs, statOrNull, toFsStat } from "./fs.ts";
 export type { AppendDurableOptions } from "./append_durable.ts";

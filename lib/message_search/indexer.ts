@@ -7,7 +7,17 @@
  * inline with a query). A sweep publishes its updates as one batch, or in several once the
  * pending records pass PUBLISH_BATCH_UNITS of text (a cold backfill then never holds the
  * whole corpus in memory; each batch is a complete, valid revision on its own; one batch
- * publishes while the next is extracted). Sources
+ * publishes while the next is extracted).
+ *
+ * Parallel extraction (issue 16 §4): extract calls run ahead of publishing, on a worker
+ * pool (pool/: one worker per core; units read from the start go there, everything else
+ * runs here one call at a time) inside a bounded window (EXTRACT_WINDOW_UNITS, and
+ * EXTRACT_WINDOW_BYTES of finished results parked behind a slow head). Results are
+ * consumed strictly in discovery order, so the updates, the batch boundaries and so the
+ * store are the same with one worker or many; this thread stays the ONE publisher. A
+ * unit that fails in a worker is counted like one that fails here; a crashed worker is
+ * replaced and its unit retried once (pool/extract_pool.ts). Workers exist only while a
+ * sweep needs them. Sources
  * that publish nothing (wrapper sessions, nothing said yet,
  * everything older than the window) are remembered in process, not in the store. One
  * source's failure is isolated: it is counted and every other source still publishes.
@@ -36,6 +46,18 @@ import { cursorFingerprint, cursorWatermark, statSource } from "./cursor.ts";
 import type { Extractor, PriorShard, SessionUnit } from "./extract/types.ts";
 import type { Source } from "./record.ts";
 import { findDamage, quarantineDamaged } from "./quarantine.ts";
+import {
+  defaultPoolSize,
+  type ExtractionReport,
+  ExtractPool,
+  OrderedWindow,
+  type Settled,
+  STORE_TAKES_ENCODED,
+  type UnitJob,
+  type UnitResult,
+  UnitRouter,
+  workerSource,
+} from "./pool/mod.ts";
 
 /**
  * The query edge's refreshIfStale age. The spec's 1_000 promised "~1 s freshness", but an
@@ -51,6 +73,19 @@ export const QUERY_REFRESH_MS = 500;
  * Bounds a backfill's memory to about this much prose (plus one unit being extracted).
  */
 export const PUBLISH_BATCH_UNITS = 8 * 1024 * 1024;
+
+/**
+ * Units whose extraction may be under way or waiting to be consumed at once, with a pool
+ * (without one: 1, exactly the sequential sweep). Results are consumed in discovery
+ * order, so a slow unit at the head holds the ones behind it: the window is wide enough
+ * that the other workers keep busy behind a large session.
+ */
+export const EXTRACT_WINDOW_UNITS = 32;
+/**
+ * What finished results waiting behind a slow head may hold (their encoded segments, or
+ * their record text when handed over) before no further unit is started.
+ */
+export const EXTRACT_WINDOW_BYTES = 64 * 1024 * 1024;
 
 /** Options for {@link Indexer}. */
 export interface IndexerOptions {
@@ -70,6 +105,25 @@ export interface IndexerOptions {
   publishBatchUnits?: number;
   logger?: (line: string) => void;
   onProgress?: (p: SweepProgress) => void;
+  /**
+   * Extraction workers (issue 16 §4): how many units are extracted at once on worker
+   * threads. 1 extracts every unit in this thread; where workers cannot start
+   * (pool/extract_pool.ts) extraction stays in this thread whatever the number. The
+   * outcome is the same either way.
+   * @default defaultPoolSize() (one per core)
+   */
+  workers?: number;
+  /** Routing, window and liveness knobs of the pool (pool/unit_router.ts, extract_pool.ts). */
+  pool?: {
+    minUnitBytes?: number;
+    startBytes?: number;
+    /** @default EXTRACT_WINDOW_UNITS */
+    windowUnits?: number;
+    /** @default EXTRACT_WINDOW_BYTES */
+    windowBytes?: number;
+    livenessMs?: number;
+    pingEveryMs?: number;
+  };
 }
 
 /** Live progress of a sweep, per source (the CLI's progress line, the coverage endpoint). */
@@ -93,6 +147,8 @@ export interface SweepReport {
   rejected: { key: string; reason: string }[];
   /** Shards this sweep quarantined before extracting (reported damage). */
   quarantined: string[];
+  /** Where this sweep's units were extracted (workers or this thread). */
+  extraction: ExtractionReport;
 }
 
 export interface SourceSweep {
@@ -108,8 +164,34 @@ export interface SourceSweep {
 }
 
 type ResolvedIndexerOptions =
-  & Required<Omit<IndexerOptions, "onProgress" | "logger" | "staging">>
-  & Pick<IndexerOptions, "onProgress" | "logger" | "staging">;
+  & Required<Omit<IndexerOptions, "onProgress" | "logger" | "staging" | "pool">>
+  & Pick<IndexerOptions, "onProgress" | "logger" | "staging" | "pool">;
+
+/** What consuming one window item needs (the item's work yields {@link Extracted}). */
+type Pending =
+  | {
+    kind: "unit";
+    ex: Extractor;
+    unit: SessionUnit;
+    entry: ManifestEntry | undefined;
+    s: SourceSweep;
+  }
+  /** An update decided without extracting (a session whose sources vanished). */
+  | { kind: "update"; update: ShardUpdate }
+  /** A source's last item: its final progress counts. */
+  | { kind: "source_end"; source: Source; s: SourceSweep };
+
+/** A unit's extract result, and its files' signature when the in-process cache needs it. */
+interface Extracted {
+  result: UnitResult;
+  sig: string | null;
+}
+
+/** A unit to extract: its job, and the bytes it reads when read from the start. */
+interface UnitPlan {
+  job: UnitJob;
+  readBytes: number | null;
+}
 
 export class Indexer {
   readonly #o: ResolvedIndexerOptions;
@@ -133,6 +215,8 @@ export class Indexer {
   /** Set when a publish quarantined a shard after extraction (compaction over damage). */
   #followUp = false;
   #started = 0;
+  /** The extraction pool, made on first use (undefined); null: this thread only. */
+  #pool: ExtractPool | null | undefined = undefined;
 
   constructor(o: IndexerOptions) {
     // Explicit `?? default`: a spread would let an explicit `undefined` erase the default.
@@ -142,7 +226,11 @@ export class Indexer {
       intervalMs: o.intervalMs ?? 30_000,
       gcEvery: o.gcEvery ?? 120,
       publishBatchUnits: o.publishBatchUnits ?? PUBLISH_BATCH_UNITS,
+      workers: o.workers ?? defaultPoolSize(),
     };
+    if (!Number.isInteger(this.#o.workers) || this.#o.workers < 1) {
+      throw new RangeError(`Workers must be a positive integer, got ${this.#o.workers}`);
+    }
   }
 
   /** True once a sweep has completed (coverage leaves `building`). */
@@ -259,6 +347,23 @@ export class Indexer {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
     if (this.#inflight) await this.#inflight.catch(() => null);
+    this.#pool?.idle();
+  }
+
+  /** The extraction pool, made on first use; null when this process extracts in-thread. */
+  #extractPool(): ExtractPool | null {
+    if (this.#pool === undefined) {
+      const source = this.#o.workers > 1 ? workerSource() : null;
+      this.#pool = source
+        ? new ExtractPool({
+          size: this.#o.workers,
+          source,
+          livenessMs: this.#o.pool?.livenessMs,
+          pingEveryMs: this.#o.pool?.pingEveryMs,
+        })
+        : null;
+    }
+    return this.#pool;
   }
 
   /**
@@ -316,6 +421,8 @@ export class Indexer {
     const sources: Record<string, SourceSweep> = {};
     let revision = manifest.revision;
     const rejected: { key: string; reason: string }[] = [];
+    /** Records per update (an update carrying an encoded segment has no record list). */
+    const recordsOf = new WeakMap<ShardUpdate, number>();
     // At most one publish runs while the next batch is extracted: a publish mostly waits
     // on fsyncs (a fifth of a cold backfill was idle), which extraction can fill. Memory
     // stays bounded by two batches. A failed publish fails the sweep at the next flush.
@@ -358,68 +465,126 @@ export class Indexer {
         if (u.kind === "replace" || u.kind === "append") {
           const s = sources[u.source]!;
           s.published++;
-          s.recordsAdded += u.segment?.records.length ?? 0;
+          s.recordsAdded += recordsOf.get(u) ?? u.segment?.records.length ?? 0;
         }
       }
     };
-    for (const ex of extractors) {
-      const s: SourceSweep = {
-        units: 0,
-        unchanged: 0,
-        published: 0,
-        recordsAdded: 0,
-        nothing: 0,
-        gone: 0,
-        errors: [],
-        skipped: {},
-      };
-      sources[ex.source] = s;
-      let units: SessionUnit[];
-      try {
-        const d = await ex.discover();
-        units = d.units;
-        for (const [k, n] of Object.entries(d.skipped)) {
-          s.skipped[`discovery:${k}`] = (s.skipped[`discovery:${k}`] ?? 0) + n;
+    const pool = this.#extractPool();
+    const router = new UnitRouter({
+      pool,
+      // Workers encode only for a store that names its parser version (a segment's header
+      // must carry it); otherwise they hand their records over.
+      encode: STORE_TAKES_ENCODED && store.parserVersion !== undefined
+        ? { parserVersion: store.parserVersion }
+        : null,
+      minUnitBytes: this.#o.pool?.minUnitBytes,
+      startBytes: this.#o.pool?.startBytes,
+    });
+    const extracted = new Map<Source, number>();
+    // Extraction runs ahead (on workers, or one call at a time here) while results are
+    // consumed in discovery order: the batches, and so the store, are the same whatever
+    // finished first.
+    const window = new OrderedWindow<Extracted | null, Pending>({
+      maxItems: pool ? this.#o.pool?.windowUnits ?? EXTRACT_WINDOW_UNITS : 1,
+      maxWeight: this.#o.pool?.windowBytes ?? EXTRACT_WINDOW_BYTES,
+      weigh: (x) => x === null ? 0 : resultBytes(x.result),
+      consume: async (item: Settled<Extracted | null>, p: Pending) => {
+        if (p.kind === "update") {
+          updates.push(p.update);
+          return;
         }
-      } catch (err) {
-        s.errors.push(`discovery: ${err instanceof Error ? err.message : String(err)}`);
-        continue;
-      }
-      const seen = new Set<string>();
-      let extracted = 0;
-      for (const unit of units) {
-        if (seen.has(unit.key)) continue;
-        seen.add(unit.key);
-        discovered.push(unit);
-        s.units++;
-        this.#progress(ex.source, s, extracted, started);
-        if (manifest.tombstones[unit.key] !== undefined) continue;
-        try {
-          const u = await this.#extractUnit(ex, unit, manifest.sessions[unit.key], s);
-          if (u) {
-            updates.push(u);
-            for (const r of u.segment?.records ?? []) pendingUnits += r.text.length;
-            extracted += u.segment?.records.length ?? 0;
-          }
-        } catch (err) {
+        if (p.kind === "source_end") {
+          this.#progress(p.source, p.s, extracted.get(p.source) ?? 0, started);
+          return;
+        }
+        if (!item.ok) {
           // B14: one unreadable source never aborts the sweep.
-          s.errors.push(`${unit.key}: ${err instanceof Error ? err.message : String(err)}`);
+          const err = item.error;
+          p.s.errors.push(`${p.unit.key}: ${err instanceof Error ? err.message : String(err)}`);
+        } else if (item.value) {
+          const u = this.#finishUnit(p.unit, p.entry, p.s, item.value);
+          if (u) {
+            updates.push(u.update);
+            recordsOf.set(u.update, u.records);
+            pendingUnits += u.textUnits;
+            extracted.set(p.unit.source, (extracted.get(p.unit.source) ?? 0) + u.records);
+          }
         }
         if (pendingUnits >= this.#o.publishBatchUnits) await flush(false);
+      },
+    });
+    try {
+      for (const ex of extractors) {
+        const s: SourceSweep = {
+          units: 0,
+          unchanged: 0,
+          published: 0,
+          recordsAdded: 0,
+          nothing: 0,
+          gone: 0,
+          errors: [],
+          skipped: {},
+        };
+        sources[ex.source] = s;
+        let units: SessionUnit[];
+        try {
+          const d = await ex.discover();
+          units = d.units;
+          for (const [k, n] of Object.entries(d.skipped)) {
+            s.skipped[`discovery:${k}`] = (s.skipped[`discovery:${k}`] ?? 0) + n;
+          }
+        } catch (err) {
+          s.errors.push(`discovery: ${err instanceof Error ? err.message : String(err)}`);
+          continue;
+        }
+        const seen = new Set<string>();
+        for (const unit of units) {
+          if (seen.has(unit.key)) continue;
+          seen.add(unit.key);
+          discovered.push(unit);
+          s.units++;
+          this.#progress(ex.source, s, extracted.get(ex.source) ?? 0, started);
+          if (manifest.tombstones[unit.key] !== undefined) continue;
+          const entry = manifest.sessions[unit.key];
+          let plan: UnitPlan | null;
+          try {
+            plan = await this.#planUnit(unit, entry, s);
+          } catch (err) {
+            await window.push(() => Promise.reject(err), { kind: "unit", ex, unit, entry, s });
+            continue;
+          }
+          if (!plan) continue;
+          const { job, readBytes } = plan;
+          await window.push(
+            async () => {
+              const result = await router.run(ex, job, readBytes);
+              // Right after the read it describes, as without a pool.
+              const sig = this.#needsSignature(result, entry) ? await filesSignature(unit) : null;
+              return { result, sig };
+            },
+            { kind: "unit", ex, unit, entry, s },
+          );
+        }
+        // The source's final counts (also for a source with nothing to read).
+        const end = () => Promise.resolve(null);
+        await window.push(end, { kind: "source_end", source: ex.source, s });
+        for (const [key, entry] of Object.entries(manifest.sessions)) {
+          if (entry.source !== ex.source || seen.has(key) || entry.source_gone) continue;
+          const update: ShardUpdate = {
+            kind: "gone",
+            key,
+            source: entry.source,
+            session_id: entry.session_id,
+            base: entry.generations,
+          };
+          await window.push(end, { kind: "update", update });
+          s.gone++;
+        }
       }
-      // The source's final counts (also for a source with nothing to read).
-      this.#progress(ex.source, s, extracted, started);
-      for (const [key, entry] of Object.entries(manifest.sessions)) {
-        if (entry.source !== ex.source || seen.has(key) || entry.source_gone) continue;
-        updates.push({
-          kind: "gone",
-          key,
-          source: entry.source,
-          session_id: entry.session_id,
-          base: entry.generations,
-        });
-        s.gone++;
-      }
+      await window.drain();
+    } finally {
+      // Workers live only while a sweep needs them: an idle daemon holds no worker heap.
+      pool?.idle();
     }
     await flush(true);
     this.#sweeps++;
@@ -432,6 +597,7 @@ export class Indexer {
       sources,
       rejected,
       quarantined,
+      extraction: router.report(),
     };
     this.#lastReport = report;
     this.#lastDoneAt = this.#o.now();
@@ -439,45 +605,76 @@ export class Indexer {
     return report;
   }
 
-  async #extractUnit(
-    ex: Extractor,
+  /**
+   * Before extracting: null when the unit is known to publish nothing (its files are as
+   * they were when it last published nothing, or all older than the window); else its
+   * job, and the bytes it reads when it is read from the start (what routes it to a
+   * worker, pool/unit_router.ts).
+   */
+  async #planUnit(
     unit: SessionUnit,
     entry: ManifestEntry | undefined,
     s: SourceSweep,
-  ): Promise<ShardUpdate | null> {
+  ): Promise<UnitPlan | null> {
     // A quarantined shard (damaged, F8) is read from the start, as a new one would be.
     const rederive = this.#rederive.has(unit.key) || entry?.quarantined_at_ms !== undefined;
+    let readBytes: number | null = null;
     if (!entry) {
-      const sig = await filesSignature(unit);
+      const files = await filesStat(unit);
+      const sig = files.sig;
       if (this.#nothing.get(unit.key) === sig) {
         s.unchanged++;
         return null;
       }
       const cutoff = this.#cutoff();
-      if (cutoff !== null && sig.split("|").every((p) => Number(p.split(":")[2]) < cutoff)) {
+      if (cutoff !== null && files.mtimes.every((m) => m < cutoff)) {
         this.#nothing.set(unit.key, sig);
         s.nothing++;
         return null;
       }
-    }
+      readBytes = files.bytes;
+    } else if (rederive) readBytes = (await filesStat(unit)).bytes;
     const prior: PriorShard | null = entry && !rederive
       ? {
         generations: entry.generations,
         cursors: entry.cursors,
-        state: entry.state,
+        // Read only when asked: the resident manifest keeps state as JSON text and parses
+        // it per access (store/resident_entry.ts), and most extractors read it only once a
+        // file changed, so a no-op sweep parses no Claude DAG window (issue 16).
+        get state() {
+          return entry.state;
+        },
         records: entry.records,
       }
       : null;
-    const out = await ex.extract(unit, prior, { now: this.#o.now() });
+    return { job: { unit, prior, ctx: { now: this.#o.now() } }, readBytes };
+  }
+
+  /** Whether consuming `r` records the files' signature (the publishes-nothing cache). */
+  #needsSignature(r: UnitResult, entry: ManifestEntry | undefined): boolean {
+    if (r.kind === "nothing") return true;
+    if (r.kind !== "replace" || entry) return false;
+    const cutoff = this.#cutoff();
+    return r.summary.records === 0 || (cutoff !== null && r.summary.newestTsMs < cutoff);
+  }
+
+  /** After extracting, in discovery order: the unit's update, or null. */
+  #finishUnit(
+    unit: SessionUnit,
+    entry: ManifestEntry | undefined,
+    s: SourceSweep,
+    { result: out, sig }: Extracted,
+  ): { update: ShardUpdate; records: number; textUnits: number } | null {
     const base = entry?.generations ?? null;
     const common = { key: unit.key, source: unit.source, session_id: unit.sessionId, base };
+    const bare = (update: ShardUpdate) => ({ update, records: 0, textUnits: 0 });
     switch (out.kind) {
       case "unchanged":
         s.unchanged++;
         // A source that vanished for a sweep and came back unchanged (remount, restored
         // directory, re-registered lease) is served again: a touch clears source_gone.
         return entry?.source_gone
-          ? {
+          ? bare({
             kind: "touch",
             ...common,
             cursors: entry.cursors,
@@ -486,16 +683,16 @@ export class Indexer {
             source_fingerprint: entry.source_fingerprint,
             meta: entry.meta,
             skipped: {},
-          }
+          })
           : null;
       case "gone":
         s.gone++;
-        return entry && !entry.source_gone ? { kind: "gone", ...common } : null;
+        return entry && !entry.source_gone ? bare({ kind: "gone", ...common }) : null;
       case "nothing":
         s.nothing++;
-        this.#nothing.set(unit.key, await filesSignature(unit));
+        this.#nothing.set(unit.key, sig!);
         return entry
-          ? {
+          ? bare({
             kind: "replace",
             ...common,
             segment: { records: [], marks: [] },
@@ -505,20 +702,15 @@ export class Indexer {
             source_fingerprint: cursorFingerprint(out.cursors),
             meta: entry.meta,
             skipped: {},
-          }
+          })
           : null;
     }
     for (const [k, n] of Object.entries(out.skipped)) s.skipped[k] = (s.skipped[k] ?? 0) + n;
-    const newest = out.records.reduce((m, r) => Math.max(m, r.ts_ms), 0);
-    const cutoff = this.#cutoff();
-    if (
-      out.kind === "replace" && !entry &&
-      (out.records.length === 0 || (cutoff !== null && newest < cutoff))
-    ) {
+    if (sig !== null) {
       // Nothing said yet, or all of it older than the window: remember in process only,
       // with why (a session that blew a bound is reported in coverage, not silently lost).
       s.nothing++;
-      this.#nothing.set(unit.key, await filesSignature(unit));
+      this.#nothing.set(unit.key, sig);
       if (Object.keys(out.skipped).length > 0) {
         this.#unpublishedSkips.set(unit.key, { source: unit.source, skipped: out.skipped });
       } else this.#unpublishedSkips.delete(unit.key);
@@ -526,11 +718,12 @@ export class Indexer {
     }
     this.#nothing.delete(unit.key);
     this.#unpublishedSkips.delete(unit.key);
-    return {
+    const update: ShardUpdate = {
       kind: out.kind,
       ...common,
-      base: out.kind === "replace" ? base : base,
-      segment: { records: out.records, marks: out.marks },
+      // Encoded by a worker: the publisher writes the bytes as they are (pool/encode.ts).
+      ...(out.records ? { segment: { records: out.records, marks: out.marks } } : {}),
+      ...(out.encoded ? { encoded: out.encoded } : {}),
       cursors: out.cursors,
       state: out.state,
       source_watermark: cursorWatermark(out.cursors),
@@ -538,6 +731,7 @@ export class Indexer {
       meta: out.meta,
       skipped: out.skipped,
     };
+    return { update, records: out.summary.records, textUnits: out.summary.textUnits };
   }
 
   /**
@@ -587,14 +781,32 @@ export class Indexer {
   }
 }
 
+/** The memory a unit's result holds until it is published: its segment bytes or records. */
+function resultBytes(r: UnitResult): number {
+  if (r.kind !== "replace" && r.kind !== "append") return 0;
+  // Handed-over records: about two bytes per unit of text plus their fields.
+  return r.encoded?.bytes.byteLength ?? r.summary.textUnits * 2 + r.summary.records * 200;
+}
+
 /** dev:ino:mtime:size of each file: cheap change detection for the publishes-nothing cache. */
 async function filesSignature(unit: SessionUnit): Promise<string> {
+  return (await filesStat(unit)).sig;
+}
+
+/** One lstat per file: the signature, each file's mtime, and the bytes to read. */
+async function filesStat(
+  unit: SessionUnit,
+): Promise<{ sig: string; mtimes: number[]; bytes: number }> {
   const parts: string[] = [];
+  const mtimes: number[] = [];
+  let bytes = 0;
   for (const f of unit.files) {
     const st = await statSource(f.path);
     parts.push(st ? `${st.dev}:${st.ino}:${st.mtime_ms ?? 0}:${st.size}` : "gone:0:0:0");
+    mtimes.push(st ? st.mtime_ms ?? 0 : 0);
+    bytes += st?.size ?? 0;
   }
-  return parts.join("|");
+  return { sig: parts.join("|"), mtimes, bytes };
 }
 
 export { sessionKey };

@@ -38,6 +38,9 @@ export type {
   ShardContent,
 } from "./extract/types.ts";
 export { buildExtractors, createMessageIndex, PARSER_VERSION } from "./wiring.ts";
+export { poolSpecOf, registerPoolable } from "./extractor_set.ts";
+export type { PoolSpec } from "./extractor_set.ts";
+export type { ExtractionReport } from "./pool/mod.ts";
 export type { MessageIndex, MessageIndexOptions } from "./wiring.ts";
 export { resolveSourceRoots } from "./roots.ts";
 export { sourceLocations } from "./source_locations.ts";

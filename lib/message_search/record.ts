@@ -77,6 +77,20 @@ export const MarkSchema = z.discriminatedUnion("kind", [
 export type SupersessionMark = z.infer<typeof MarkSchema>;
 
 /**
+ * The fields supersession reads, per record index: what deriveActiveOf needs, whether the
+ * records are objects (deriveActive) or a resident segment's columns (query/active.ts).
+ */
+export interface RecordIdentities {
+  readonly count: number;
+  order(i: number): number;
+  seq(i: number): number | undefined;
+  userTurn(i: number): number | undefined;
+  itemId(i: number): string | undefined;
+  generation(i: number): number;
+  id(i: number): string;
+}
+
+/**
  * Replays `marks` over `records` in source order. Returns active flags aligned with the
  * input array (records need not be sorted). A mark naming something that does not exist
  * (unknown anchor, empty set) changes nothing: failing safe toward active.
@@ -85,17 +99,33 @@ export function deriveActive(
   records: readonly MessageRecord[],
   marks: readonly SupersessionMark[],
 ): boolean[] {
-  const idx = records.map((_, i) => i).sort((a, b) => records[a]!.order - records[b]!.order);
-  const active = new Array<boolean>(records.length).fill(true);
+  return deriveActiveOf({
+    count: records.length,
+    order: (i) => records[i]!.order,
+    seq: (i) => records[i]!.seq,
+    userTurn: (i) => records[i]!.user_turn,
+    itemId: (i) => records[i]!.item_id,
+    generation: (i) => records[i]!.generation,
+    id: (i) => records[i]!.id,
+  }, marks);
+}
+
+/** deriveActive over any record store (the single definition of supersession). */
+export function deriveActiveOf(
+  r: RecordIdentities,
+  marks: readonly SupersessionMark[],
+): boolean[] {
+  const idx = Array.from({ length: r.count }, (_, i) => i).sort((a, b) => r.order(a) - r.order(b));
+  const active = new Array<boolean>(r.count).fill(true);
   const sortedMarks = [...marks].sort((a, b) => a.after_order - b.after_order);
-  // `seen` = indices (into records) of records with order < mark.after_order, in order.
+  // `seen` = indices of records with order < mark.after_order, in order.
   let cursor = 0;
   const seen: number[] = [];
   for (const m of sortedMarks) {
-    while (cursor < idx.length && records[idx[cursor]!]!.order < m.after_order) {
+    while (cursor < idx.length && r.order(idx[cursor]!) < m.after_order) {
       seen.push(idx[cursor++]!);
     }
-    applyMark(m, seen, records, active);
+    applyMark(m, seen, r, active);
   }
   return active;
 }
@@ -103,13 +133,13 @@ export function deriveActive(
 function applyMark(
   m: SupersessionMark,
   seen: number[],
-  records: readonly MessageRecord[],
+  r: RecordIdentities,
   active: boolean[],
 ): void {
   switch (m.kind) {
     case "seq_cut":
       for (const i of seen) {
-        const s = records[i]!.seq;
+        const s = r.seq(i);
         if (s !== undefined && s > m.cut_after_seq) active[i] = false;
       }
       return;
@@ -117,32 +147,32 @@ function applyMark(
       // Counts turns in the already-rolled-back effective history (rollbacks stack).
       const turns: number[] = [];
       for (const i of seen) {
-        const r = records[i]!;
-        if (r.generation !== m.generation || !active[i] || r.user_turn === undefined) continue;
-        if (turns.at(-1) !== r.user_turn) turns.push(r.user_turn);
+        const t = r.userTurn(i);
+        if (r.generation(i) !== m.generation || !active[i] || t === undefined) continue;
+        if (turns.at(-1) !== t) turns.push(t);
       }
       const dropped = new Set(turns.slice(Math.max(0, turns.length - m.num_turns)));
       for (const i of seen) {
-        const r = records[i]!;
-        if (
-          r.generation === m.generation && r.user_turn !== undefined && dropped.has(r.user_turn)
-        ) active[i] = false;
+        const t = r.userTurn(i);
+        if (r.generation(i) === m.generation && t !== undefined && dropped.has(t)) {
+          active[i] = false;
+        }
       }
       return;
     }
     case "item_anchor": {
-      const gen = seen.filter((i) => records[i]!.generation === m.generation);
-      const at = gen.findIndex((i) => records[i]!.item_id === m.item_id);
+      const gen = seen.filter((i) => r.generation(i) === m.generation);
+      const at = gen.findIndex((i) => r.itemId(i) === m.item_id);
       if (at < 0) return;
       for (const i of gen.slice(at + 1)) active[i] = false;
       return;
     }
     case "generation_restore":
-      for (const i of seen) active[i] = records[i]!.generation === m.active_generation;
+      for (const i of seen) active[i] = r.generation(i) === m.active_generation;
       return;
     case "record_ids": {
       const ids = new Set(m.ids);
-      for (const i of seen) if (ids.has(records[i]!.id)) active[i] = false;
+      for (const i of seen) if (ids.has(r.id(i))) active[i] = false;
       return;
     }
   }

@@ -3,25 +3,17 @@
  * indexer from a ResolvedConfig. The only place that decides which roots are swept (the
  * extractors themselves take paths). Roots are re-resolved at every sweep, so a lease
  * registered or released while the daemon runs is picked up without a restart.
+ * Extraction runs on a worker pool (pool/), one worker per core unless
+ * INTENDANT_INDEX_WORKERS says otherwise; the extractors themselves are built in
+ * extractor_set.ts so a worker can rebuild them from the same roots.
  */
 import type { ResolvedConfig } from "../config.ts";
 import { openStore, type Store } from "./store/mod.ts";
 import { Indexer, type SweepProgress } from "./indexer.ts";
-import { createIntendantExtractor, INTENDANT_PARSER_VERSION } from "./extract/intendant.ts";
-import { CODEX_PARSER_VERSION, createCodexExtractor } from "./extract/codex.ts";
-import { createPiExtractor, PI_PARSER_VERSION } from "./extract/pi.ts";
-import { createKimiExtractor, KIMI_PARSER_VERSION } from "./extract/kimi.ts";
-import { CLAUDE_PARSER_VERSION, createClaudeExtractor } from "./extract/claude.ts";
-import { join } from "node:path";
-import type { Extractor } from "./extract/types.ts";
-import { type ExternalSource, resolveSourceRoots, type SourceRoots } from "./roots.ts";
+import { buildExtractors, PARSER_VERSION } from "./extractor_set.ts";
+import { resolveSourceRoots } from "./roots.ts";
 
-/**
- * The store-wide parser version. Each extractor's version only ever increases, so their
- * sum does too: any extractor change rebuilds the index (never an older parser clobbering).
- */
-export const PARSER_VERSION = INTENDANT_PARSER_VERSION + CODEX_PARSER_VERSION + PI_PARSER_VERSION +
-  KIMI_PARSER_VERSION + CLAUDE_PARSER_VERSION;
+export { buildExtractors, PARSER_VERSION };
 
 /** A wired index. */
 export interface MessageIndex {
@@ -35,24 +27,8 @@ export interface MessageIndexOptions {
   logger?: (line: string) => void;
   onProgress?: (p: SweepProgress) => void;
   intervalMs?: number;
-}
-
-function homesOf(roots: SourceRoots, source: ExternalSource): string[] {
-  return roots.homes.filter((h) => h.source === source).map((h) => h.path);
-}
-
-/** Builds the extractors for one set of roots. */
-export function buildExtractors(roots: SourceRoots): Extractor[] {
-  return [
-    createIntendantExtractor({ logsDir: roots.logsDir }),
-    createCodexExtractor({ homes: homesOf(roots, "codex") }),
-    // Claude homes are CLAUDE_CONFIG_DIR roots (or staged entries holding projects/).
-    createClaudeExtractor({
-      projectRoots: homesOf(roots, "claude-code").map((h) => join(h, "projects")),
-    }),
-    createKimiExtractor({ homes: homesOf(roots, "kimi") }),
-    createPiExtractor({ agentDirs: homesOf(roots, "pi") }),
-  ];
+  /** Extraction workers; overrides the configuration's (INTENDANT_INDEX_WORKERS). */
+  workers?: number;
 }
 
 /** Opens the store and wires the indexer for `cfg`. */
@@ -79,6 +55,9 @@ export async function createMessageIndex(
     logger: o.logger,
     onProgress: o.onProgress,
     intervalMs: o.intervalMs,
+    // One per core unless configured; the pool itself falls back to this thread where
+    // workers cannot start (pool/extract_pool.ts).
+    workers: o.workers ?? cfg.messageSearch.workers ?? undefined,
   });
   return { store, indexer };
 }

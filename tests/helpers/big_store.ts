@@ -57,7 +57,7 @@ export async function buildBigStore(
     seed: o.seed ?? 7,
   });
   const h = corpus.homes;
-  const storeRoot = `${h.stateRoot}/cache/message_search/v1`;
+  const storeRoot = `${h.stateRoot}/cache/message_search/v2`;
   const store = await openStore({
     root: storeRoot,
     fs: FAST_FS,

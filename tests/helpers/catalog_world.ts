@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { resolveConfig } from "../../lib/config.ts";
 import {
   createMessageIndex,
+  decodeRecords,
   encodeLocator,
   type Indexer,
   type MessageRecord,
@@ -114,7 +115,7 @@ export async function shardRecords(store: Store, key: string): Promise<MessageRe
   const e = m.sessions[key];
   if (!e) throw new Error(`No shard for "${key}"`);
   const out: MessageRecord[] = [];
-  for (const g of e.generations) out.push(...(await store.loadSegment(g)).records);
+  for (const g of e.generations) out.push(...decodeRecords(await store.loadSegment(g)));
   return out.sort((a, b) => a.order - b.order);
 }
 

@@ -7,7 +7,13 @@
  * Usage: rel2_b4_child.ts <source> <dir> [malformed] [valid]
  */
 import { dirname, join } from "node:path";
-import { Indexer, openStore, PARSER_VERSION, type Source } from "../../lib/message_search/mod.ts";
+import {
+  decodeRecords,
+  Indexer,
+  openStore,
+  PARSER_VERSION,
+  type Source,
+} from "../../lib/message_search/mod.ts";
 import { KIMI_WIRE_MAX_RECORD_BYTES } from "../../lib/message_search/extract/kimi_limits.ts";
 import { FIXTURES } from "../fixtures/all.ts";
 import { interleave, malformedLines, markersIn, VALID_VARIANTS, validLine } from "./rel2_lines.ts";
@@ -97,7 +103,7 @@ async function main(source: Source, dir: string, nBad: number, nValid: number): 
   const entry = (await store.readManifest()).sessions[key];
   const texts: string[] = [];
   for (const g of entry?.generations ?? []) {
-    for (const r of (await store.loadSegment(g)).records) texts.push(r.text);
+    for (const r of decodeRecords(await store.loadSegment(g))) texts.push(r.text);
   }
   const found = markersIn("B4V", texts);
   const skippedByReason: Record<string, number> = {};

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { zstdCompressSync } from "node:zlib";
 import { Indexer } from "../indexer.ts";
-import { openStore } from "../store/mod.ts";
+import { decodeRecords, openStore } from "../store/mod.ts";
 import { createCodexExtractor } from "./codex.ts";
 import {
   appendRollout,
@@ -65,7 +65,7 @@ Deno.test("through the indexer and store: archive rename and a cross-home copy n
     const texts = async () => {
       const e = (await store.readManifest()).sessions[key]!;
       const segs = await Promise.all(e.generations.map((g) => store.loadSegment(g)));
-      return { e, texts: segs.flatMap((s) => s.records.map((r) => r.text)) };
+      return { e, texts: segs.flatMap((s) => decodeRecords(s).map((r) => r.text)) };
     };
     await writeRollout(rolloutPath(home), meta() + user("A") + said("a"));
     await indexer.sweep();

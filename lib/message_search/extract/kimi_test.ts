@@ -11,7 +11,7 @@ import { NEVER_INDEX_MARK } from "../../../tests/fixtures/types.ts";
 import { hash16Of } from "../locator.ts";
 import { deriveActive } from "../record.ts";
 import { Indexer } from "../indexer.ts";
-import { openStore } from "../store/mod.ts";
+import { decodeRecords, openStore } from "../store/mod.ts";
 import { createKimiExtractor, KIMI_PARSER_VERSION } from "./kimi.ts";
 import {
   content,
@@ -297,7 +297,7 @@ Deno.test("through the real indexer and store: publish, append, undo rebuild and
     const rows = async () => {
       const e = (await store.readManifest()).sessions[f.appendTarget.key]!;
       const segs = await Promise.all(e.generations.map((g) => store.loadSegment(g)));
-      const records = segs.flatMap((s) => s.records);
+      const records = segs.flatMap((s) => decodeRecords(s));
       const active = deriveActive(records, segs.flatMap((s) => s.marks));
       return records.map((r, i) => [r.text, active[i]]);
     };

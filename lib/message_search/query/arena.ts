@@ -1,9 +1,12 @@
 /**
- * The resident fold arena: parsed + folded shard entries in a byte-bounded LRU keyed by
- * generation file name. Generation files are immutable and content-named, so an entry is
- * valid for as long as any manifest names it, an appended segment loads only itself, and
- * no invalidation is ever needed: eviction is purely about memory. Invariants:
- *  - resident bytes never exceed capBytes after a load returns (an entry larger than the
+ * The resident arena: segment views (store/segment_view.ts — the generation file's bytes
+ * in one buffer, typed arrays over it, no per-record objects) in a byte-bounded LRU keyed
+ * by generation file name. Generation files are immutable and content-named, so an entry
+ * is valid for as long as any manifest names it, an appended segment loads only itself,
+ * and no invalidation is ever needed: eviction is purely about memory. Invariants:
+ *  - an entry's bytes are its buffer plus the view's fixed overhead — the real resident
+ *    size (a scan's decoded block strings are garbage of that scan, never kept) — and
+ *    resident bytes never exceed capBytes after a load returns (an entry larger than the
  *    cap is handed to its query but not kept);
  *  - one disk read per generation at a time: concurrent queries share an in-flight load;
  *  - active flags are derived once per (session key, generations list) and cached per
@@ -11,46 +14,65 @@
  *  - load cost is learned from this arena's own loads (loadCostMs), and a generation a
  *    scan refused to start loading for time is remembered (defer) so the next scan that
  *    reaches it loads it whatever the prediction says: retries always make progress;
- *  - every generation loaded once leaves its bigram/trigram summary (trigram.ts) behind,
- *    resident after the entry itself is evicted and dropped only when no manifest names
- *    the generation: scans consult it to skip generations without loading them.
+ *  - every generation loaded once leaves its bigram/trigram summary (trigram.ts) behind (a
+ *    copy: the view's is a slice of its buffer), resident after the entry itself is
+ *    evicted and dropped only when no manifest names the generation; the store's summaries
+ *    pack (adoptPack) gives a cold arena the summaries of generations it never loaded.
+ *    Scans consult them to skip generations without loading them.
  * Errors: store.loadSegment's errors propagate to the caller (on CorruptGenerationError /
  * NotFoundError the scan skips the session, names it in the page's `degraded` block and
  * hands it to onDamage — never silently, F8 — and records it here via noteFailure). A
  * failed load is never cached: the next scan reads the file again (re-derived by then,
- * usually under the same content-derived name).
+ * usually under the same content-derived name). Entries are loaded with lazy block
+ * checks, so reading a resident entry can throw CorruptGenerationError too (a block whose
+ * bytes fail their crc): the scan handles it like a failed load and drops the entry
+ * (noteFailure), so the re-derived file under the same name is read afresh. The blocks a
+ * query did not read are checked after it (verifyPending, off the query's path): a
+ * resident copy of damaged bytes must not outlive the repair that rewrites its file
+ * under the same name.
  */
-import type { Store } from "../store/mod.ts";
+import {
+  CorruptGenerationError,
+  type SegmentView,
+  type ShardDamage,
+  type Store,
+  type Summaries,
+} from "../store/mod.ts";
 import { type ActiveFlags, deriveSessionActive } from "./active.ts";
-import { buildShardEntry, type ShardEntry } from "./shard_entry.ts";
 import type { ArenaStats } from "./types.ts";
 
 /** Failed generations remembered for stats. */
 const FAILED_KEEP = 16;
 /**
- * Load cost assumed before this arena has timed any load: store read + hash + parse +
- * validation + fold + filters, per record. Measured 8–10 µs on the benchmark machine
- * (a 16,000-record generation: 100–125 ms in store.loadSegment plus the build).
+ * Load cost: a fixed part per file (the contained open: lstat, open, fstat, close) plus a
+ * part per record (the read, the checksums and the structure check, all linear in the
+ * file). The fixed part is a measured constant; the per-record rate is learned from this
+ * arena's own loads (a slow disk or a busy machine predicts slower). Defaults measured
+ * on the benchmark machine with bench/probe_load.ts (see bench/RESULTS.md, issue 16).
  */
-const DEFAULT_LOAD_MS_PER_RECORD = 0.01;
+export const LOAD_FIXED_MS = 0.15;
+const DEFAULT_LOAD_MS_PER_RECORD = 0.0004;
 /** Records of timed loads the cost estimate averages over (older ones decay). */
 const COST_WINDOW_RECORDS = 200_000;
 
 /** A loaded entry and the generation bytes this call read from disk (0 when shared). */
 export interface LoadResult {
-  entry: ShardEntry;
+  entry: SegmentView;
   freshBytes: number;
 }
 
-/** Byte-bounded LRU of shard entries plus the per-session active-flag cache. */
+/** Byte-bounded LRU of segment views plus the per-session active-flag cache. */
 export class Arena {
   readonly #cap: number;
   /** Map iteration order is the LRU order: first = least recently used. */
-  readonly #entries = new Map<string, ShardEntry>();
-  readonly #inflight = new Map<string, Promise<ShardEntry>>();
+  readonly #entries = new Map<string, SegmentView>();
+  readonly #inflight = new Map<string, Promise<SegmentView>>();
   readonly #active = new Map<string, { sig: string; flags: ActiveFlags }>();
+  /** Summaries of generations loaded here (copies), and the store's pack. */
   readonly #summaries = new Map<string, Uint32Array>();
+  #pack: Summaries = new Map();
   #summaryBytes = 0;
+  #packBytes = 0;
   #bytes = 0;
   #hits = 0;
   #misses = 0;
@@ -60,6 +82,8 @@ export class Arena {
   #failed: string[] = [];
   /** Generations a scan refused to load for time; the next scan reaching one loads it. */
   readonly #deferred = new Set<string>();
+  /** Resident entries loaded with lazy checks whose every block is not checked yet. */
+  readonly #unverified = new Set<string>();
   /** Decayed sums of wall ms and records over timed loads (the cost estimate). */
   #costMs = 0;
   #costRecords = 0;
@@ -77,7 +101,7 @@ export class Arena {
   }
 
   /** The resident entry for `name` (marked most recently used), or undefined. */
-  get(name: string): ShardEntry | undefined {
+  get(name: string): SegmentView | undefined {
     const e = this.#entries.get(name);
     if (e === undefined) return undefined;
     this.#hits++;
@@ -94,15 +118,16 @@ export class Arena {
     if (pending) return { entry: await pending, freshBytes: 0 };
     this.#misses++;
     const t0 = performance.now();
-    const p = (async () => buildShardEntry(name, await store.loadSegment(name)))();
+    // Lazy checks: a block is checked against its crc when a scan first reads it.
+    const p = store.loadSegment(name, { verify: "lazy" });
     this.#inflight.set(name, p);
     try {
       const entry = await p;
       this.#noteCost(performance.now() - t0, entry.count);
       this.#deferred.delete(name);
-      this.#loadedBytes += entry.diskBytes;
-      this.#insert(entry);
-      return { entry, freshBytes: entry.diskBytes };
+      this.#loadedBytes += entry.fileBytes;
+      if (this.#insert(entry)) this.#unverified.add(name);
+      return { entry, freshBytes: entry.fileBytes };
     } finally {
       this.#inflight.delete(name);
     }
@@ -114,15 +139,15 @@ export class Arena {
   }
 
   /**
-   * Predicted wall ms to load `records` records from disk, from this arena's own loads
-   * (so a slow disk or a busy machine predicts slower). Loading is not interruptible:
-   * the scan consults this before starting a load that could overrun the time budget.
+   * Predicted wall ms to load `records` records in `files` generation files from disk
+   * (see LOAD_FIXED_MS). Loading is not interruptible: the scan consults this before
+   * starting a load that could overrun the time budget.
    */
-  loadCostMs(records: number): number {
+  loadCostMs(records: number, files = 1): number {
     const rate = this.#costRecords > 0
       ? this.#costMs / this.#costRecords
       : DEFAULT_LOAD_MS_PER_RECORD;
-    return records * rate;
+    return files * LOAD_FIXED_MS + records * rate;
   }
 
   /** Remembers that a scan skipped loading `name` because it could not end in time. */
@@ -136,16 +161,37 @@ export class Arena {
   }
 
   #noteCost(ms: number, records: number): void {
-    // A segment of 0 records still costs a read; count it as one so the rate stays finite.
+    // The per-record part only; a segment of 0 records counts as one so the rate stays
+    // finite.
     const n = Math.max(1, records);
     const keep = Math.min(1, COST_WINDOW_RECORDS / (this.#costRecords + n));
-    this.#costMs = this.#costMs * keep + ms;
+    this.#costMs = this.#costMs * keep + Math.max(0, ms - LOAD_FIXED_MS);
     this.#costRecords = this.#costRecords * keep + n;
   }
 
-  /** The resident summary of generation `name`, if it was ever loaded (no LRU touch). */
+  /** The summary of generation `name`, if it was loaded or is in the pack (no LRU touch). */
   summaryOf(name: string): Uint32Array | undefined {
-    return this.#summaries.get(name);
+    return this.#summaries.get(name) ?? this.#pack.get(name);
+  }
+
+  /** Takes the store's summaries pack (replacing the previous one). */
+  adoptPack(pack: Summaries): void {
+    this.#pack = pack;
+    this.#packBytes = 0;
+    for (const s of pack.values()) this.#packBytes += s.byteLength;
+    // Copies of summaries the pack now has are redundant.
+    for (const [name, s] of this.#summaries) {
+      if (!pack.has(name)) continue;
+      this.#summaries.delete(name);
+      this.#summaryBytes -= s.byteLength;
+    }
+  }
+
+  /** How many of `names` have no known summary. */
+  unsummarized(names: Iterable<string>): number {
+    let n = 0;
+    for (const name of names) if (this.summaryOf(name) === undefined) n++;
+    return n;
   }
 
   /** Drops summaries (and deferrals) of generations no manifest names any more. */
@@ -156,32 +202,68 @@ export class Arena {
       this.#summaries.delete(name);
       this.#summaryBytes -= s.byteLength;
     }
+    for (const [name, s] of this.#pack) {
+      if (live.has(name)) continue;
+      this.#pack.delete(name);
+      this.#packBytes -= s.byteLength;
+    }
   }
 
-  #insert(e: ShardEntry): void {
-    if (!this.#summaries.has(e.name)) {
-      this.#summaries.set(e.name, e.summary);
-      this.#summaryBytes += e.summary.byteLength;
+  /** True when a resident entry still has blocks to check (see verifyPending). */
+  hasUnverified(): boolean {
+    return this.#unverified.size > 0;
+  }
+
+  /**
+   * Checks every block of one resident entry loaded with lazy checks; a damaged one is
+   * dropped (noteFailure) and returned as damage. Null when none is pending.
+   */
+  verifyNext(): ShardDamage | null {
+    for (const name of this.#unverified) {
+      this.#unverified.delete(name);
+      const e = this.#entries.get(name);
+      if (e === undefined) continue;
+      try {
+        e.verify();
+        return null;
+      } catch (err) {
+        if (!(err instanceof CorruptGenerationError)) throw err;
+        this.noteFailure(name);
+        return { key: e.key, generation: name };
+      }
     }
-    if (this.#entries.has(e.name)) return;
+    return null;
+  }
+
+  /** Keeps `e` if it fits (true when it is resident now). */
+  #insert(e: SegmentView): boolean {
+    if (this.summaryOf(e.name) === undefined) {
+      // A copy: the view's summary would keep the whole buffer alive after eviction.
+      const s = e.summary.slice();
+      this.#summaries.set(e.name, s);
+      this.#summaryBytes += s.byteLength;
+    }
+    if (this.#entries.has(e.name)) return true;
     if (e.bytes > this.#cap) {
       this.#evictions++;
-      return;
+      return false;
     }
     this.#entries.set(e.name, e);
     this.#bytes += e.bytes;
     for (const [name, old] of this.#entries) {
       if (this.#bytes <= this.#cap) break;
       this.#entries.delete(name);
+      this.#unverified.delete(name);
       this.#bytes -= old.bytes;
       this.#evictions++;
     }
+    return true;
   }
 
   /** Active flags of session `key` whose shard is `entries` (= the manifest's `gens`). */
   activeFor(
     key: string,
-    { gens, entries }: { gens: readonly string[]; entries: readonly ShardEntry[] },
+    { gens, entries }: { gens: readonly string[]; entries: readonly SegmentView[] },
   ): ActiveFlags {
     const sig = gens.join(",");
     const cached = this.#active.get(key);
@@ -196,8 +278,17 @@ export class Arena {
     for (const key of this.#active.keys()) if (!live.has(key)) this.#active.delete(key);
   }
 
-  /** Records a generation that could not be loaded (missing or corrupt). */
+  /**
+   * Records a generation that could not be loaded or read (missing or corrupt) and drops
+   * it if resident: its file is re-derived under the same name, and a resident copy of the
+   * damaged bytes would keep failing.
+   */
   noteFailure(name: string): void {
+    const e = this.#entries.get(name);
+    if (e !== undefined) {
+      this.#entries.delete(name);
+      this.#bytes -= e.bytes;
+    }
     this.#failedLoads++;
     this.#failed.push(name);
     if (this.#failed.length > FAILED_KEEP) this.#failed.shift();
@@ -215,8 +306,8 @@ export class Arena {
       failedLoads: this.#failedLoads,
       failedGenerations: [...this.#failed],
       activeCached: this.#active.size,
-      summaries: this.#summaries.size,
-      summaryBytes: this.#summaryBytes,
+      summaries: this.#summaries.size + this.#pack.size,
+      summaryBytes: this.#summaryBytes + this.#packBytes,
     };
   }
 }

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { GENERATIONS_DIR, openStore, type ShardDamage, type Store } from "../store/mod.ts";
+import { FOLDED, H_TABLE } from "../store/segment_layout.ts";
 import { createSearchEngine } from "./engine.ts";
 import { rec } from "./_test_support.ts";
 
@@ -129,4 +130,59 @@ Deno.test("damage past the page's early exit is not reported; the page that reac
     assert.deepEqual(next.degraded?.sessions.map((s) => s.session_key), ["pi:c"]);
     assert.deepEqual(next.groups.map((g) => g.session_key), ["pi:b"]);
     assert.equal(next.cursor, null);
+  }));
+
+Deno.test("a generation swapped in under another session's name is damaged, never served as that session", () =>
+  withStore(async (store, root) => {
+    await publish(store, "a", 30_000);
+    await publish(store, "b", 20_000);
+    const m = await store.readManifest();
+    const ga = m.sessions["pi:a"]!.generations[0]!;
+    const gb = m.sessions["pi:b"]!.generations[0]!;
+    // A whole, valid segment (every checksum holds) under b's name: a's records.
+    await Deno.copyFile(join(root, GENERATIONS_DIR, ga), join(root, GENERATIONS_DIR, gb));
+    const found: ShardDamage[][] = [];
+    const page = await engine(store, found).search({ q: "needle" });
+    assert.equal(page.state, "partial");
+    assert.equal(page.partial_reason, "degraded");
+    assert.deepEqual(page.groups.map((g) => g.session_key), ["pi:a"]);
+    assert.deepEqual(page.degraded?.sessions.map((s) => s.session_key), ["pi:b"]);
+    assert.deepEqual(found, [[{ key: "pi:b", generation: gb }]]);
+  }));
+
+Deno.test("a damaged block no query read is found after the query: dropped and reported", () =>
+  withStore(async (store, root) => {
+    // Two blocks: the needle's record and a long one, then a record of its own block.
+    const records = [rec(0, "needle here"), rec(1, "x".repeat(9_000)), rec(2, "other words")];
+    const r = await store.publish([{
+      kind: "replace",
+      key: "pi:s",
+      source: "pi",
+      session_id: "s",
+      base: null,
+      segment: { records, marks: [] },
+      source_watermark: 3,
+      source_fingerprint: "fp",
+      cursors: {},
+      meta: { project: null, title: null, parent_session_id: null, files: [] },
+    }]);
+    assert.deepEqual(r.rejected, []);
+    const gen = (await store.readManifest()).sessions["pi:s"]!.generations[0]!;
+    // The last byte of the folded text: the second block's, whose filter rules "needle" out.
+    const path = join(root, GENERATIONS_DIR, gen);
+    const bytes = await Deno.readFile(path);
+    const dv = new DataView(bytes.buffer);
+    const end = Number(dv.getBigUint64(H_TABLE + 16 * FOLDED, true)) +
+      Number(dv.getBigUint64(H_TABLE + 16 * FOLDED + 8, true));
+    bytes[end - 1] = bytes[end - 1]! ^ 0x01;
+    await Deno.writeFile(path, bytes);
+    const found: ShardDamage[][] = [];
+    const e = engine(store, found);
+    const page = await e.search({ q: "needle" });
+    assert.equal(page.state, "ready", "the query never read the damaged block");
+    assert.equal(page.groups[0]?.total_hits, 1);
+    assert.equal(e.stats().shards, 1);
+    for (let i = 0; i < 50 && found.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    assert.deepEqual(found, [[{ key: "pi:s", generation: gen }]]);
+    assert.equal(e.stats().shards, 0, "the damaged copy is not kept");
   }));

@@ -8,7 +8,9 @@
  *     CursorExpiredError (410) — any publish between pages expires every cursor, so a
  *     page can never silently skip or repeat a session that moved;
  *  3. scans (run_scan.ts) under the time and fresh-load budgets and renders the page
- *     (render.ts) under the response budget;
+ *     (render.ts) under the response budget; a cold engine (or one that met a revision
+ *     naming many generations it has no summary of) first takes the store's summaries
+ *     pack, so it rules generations out without opening them;
  *  4. hands every generation that failed to load to `onDamage` (the daemon's indexer
  *     quarantines and re-derives it in the background) — the page itself is never
  *     `ready` then: it names the sessions it could not search (types.ts, F8).
@@ -37,6 +39,12 @@ import {
 
 /** Shortest cursor key accepted, in bytes. */
 export const CURSOR_KEY_MIN_BYTES = 16;
+/**
+ * Generations without a known summary past which a new revision re-reads the summaries
+ * pack (one read of a few MiB) instead of loading them one by one: an append's one new
+ * segment is cheaper to load, a backfill's batch is not.
+ */
+const PACK_RELOAD_MIN = 16;
 
 type NumericOption = "arenaBytes" | "timeBudgetMs" | "responseBudgetBytes" | "freshLoadBudgetBytes";
 
@@ -78,7 +86,33 @@ export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
   const arena = new Arena(numeric(o, { name: "arenaBytes", dflt: DEFAULT_ARENA_BYTES }));
   let plan: ScanPlan | null = null;
 
+  // Segments load with lazy block checks (a cold query pays for what it scans); the blocks
+  // a query did not read are checked after it, one segment a tick, off every query's path,
+  // so a resident copy of damaged bytes is found, dropped and reported (onDamage) before a
+  // repair rewrites its file under the same name. Unref'd: a one-shot process exits
+  // without waiting for it.
+  let verifying = false;
+  const verifyLater = () => {
+    if (verifying || !arena.hasUnverified()) return;
+    verifying = true;
+    const tick = () => {
+      const found = arena.verifyNext();
+      if (found) onDamage?.([found]);
+      if (arena.hasUnverified()) Deno.unrefTimer(setTimeout(tick, 0));
+      else verifying = false;
+    };
+    Deno.unrefTimer(setTimeout(tick, 0));
+  };
+
   async function search(req: SearchRequest, call: SearchCallOptions = {}): Promise<SearchResponse> {
+    try {
+      return await searchOnce(req, call);
+    } finally {
+      verifyLater();
+    }
+  }
+
+  async function searchOnce(req: SearchRequest, call: SearchCallOptions): Promise<SearchResponse> {
     const startedAt = performance.now();
     const took = () => Math.round((performance.now() - startedAt) * 100) / 100;
     const nreq = normalizeRequest(req);
@@ -97,19 +131,23 @@ export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
       }
       pos = c.pos;
     }
-    if (plan?.revision !== manifest.revision) {
-      plan = buildPlan(manifest);
-      arena.pruneActive(plan.keys);
-      arena.pruneSummaries(new Set(plan.sessions.flatMap((s) => s.entry.generations)));
+    // This query's plan: another query may install a newer one while this one awaits.
+    let current = plan;
+    if (current?.revision !== manifest.revision) {
+      current = plan = buildPlan(manifest);
+      const live = new Set(current.sessions.flatMap((s) => s.entry.generations));
+      arena.pruneActive(current.keys);
+      if (arena.unsummarized(live) > PACK_RELOAD_MIN) arena.adoptPack(await store.loadSummaries());
+      arena.pruneSummaries(live);
     }
     const base = { window_days: windowDays, groups: [], cursor: null };
-    if (plan.sessions.length === 0) {
+    if (current.sessions.length === 0) {
       return { state: isReady() ? "ready" : "building", ...base, took_ms: took() };
     }
     const scan = await runScan({
       store,
       arena,
-      plan,
+      plan: current,
       req: nreq,
       pos,
       cutoff: windowDays === null ? null : now() - windowDays * DAY_MS,

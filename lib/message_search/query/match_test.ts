@@ -3,12 +3,12 @@ import fc from "fast-check";
 import { fold } from "./fold.ts";
 import { highlightRanges } from "./highlight.ts";
 import { continuesCharacter, findValid, matchBlock } from "./match.ts";
-import type { ShardEntry } from "./shard_entry.ts";
-import { entryOf } from "./_test_support.ts";
+import type { SegmentView } from "../store/mod.ts";
+import { blocksOf, entryOf } from "./_test_support.ts";
 
-function scan(e: ShardEntry, needles: string[]): number[] {
+function scan(e: SegmentView, needles: string[]): number[] {
   const lead = [...needles].sort((a, b) => b.length - a.length);
-  return e.blocks.flatMap((b) => matchBlock(b, lead));
+  return blocksOf(e).flatMap((b) => matchBlock(b, lead));
 }
 
 /** Independent oracle: a valid occurrence is not followed by a mark or a medial/final jamo. */
@@ -73,7 +73,7 @@ Deno.test("records spanning several blocks and a record larger than a block are 
   texts[250] = big;
   texts[399] += " needle-a";
   const e = entryOf(texts);
-  assert.ok(e.blocks.length >= 3, `blocks: ${e.blocks.length}`);
+  assert.ok(e.blockCount >= 3, `blocks: ${e.blockCount}`);
   assert.deepEqual(scan(e, ["needle-a"]), [7, 399]);
   assert.deepEqual(scan(e, ["needle-in-big", "filler"]), [250]);
   assert.deepEqual(scan(e, ["record 1"]).length, 111, "record 1, 10..19, 100..199 (not 250)");

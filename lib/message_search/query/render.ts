@@ -14,13 +14,12 @@
  * scan met such sessions, whatever its state (the contract is in types.ts).
  */
 import { encodeLocator } from "../locator.ts";
+import { FLAG_ASSISTANT, FLAG_SUBAGENT, FLAG_TRUNCATED } from "../store/mod.ts";
 import { highlight } from "./highlight.ts";
-import { ROLE_ASSISTANT } from "./normalize_request.ts";
 import type { ScanOutcome } from "./run_scan.ts";
 import type { Candidate } from "./scan_plan.ts";
 import type { CursorPosition } from "./search_cursor.ts";
 import type { HitRef } from "./session_scan.ts";
-import { FLAG_SUBAGENT, FLAG_TRUNCATED } from "./shard_entry.ts";
 import {
   DEGRADED_LIST_MAX,
   type DegradedSessions,
@@ -37,12 +36,14 @@ const enc = new TextEncoder();
 function renderHit(h: HitRef, needles: readonly string[]): SearchHit {
   const e = h.entry;
   const i = h.i;
-  const hl = highlight(e.texts[i]!, needles);
+  // Decoded from the segment's payload only now, for the few hits a page shows.
+  const hl = highlight(e.text(i), needles);
+  const { id, locator } = e.tail(i);
   const flags = e.flags[i]!;
   const seq = e.seq[i]!;
   return {
-    record_id: e.ids[i]!,
-    role: flags & ROLE_ASSISTANT ? "assistant" : "user",
+    record_id: id,
+    role: flags & FLAG_ASSISTANT ? "assistant" : "user",
     ts_ms: h.ts,
     seq: Number.isNaN(seq) ? null : seq,
     superseded: h.superseded,
@@ -51,7 +52,7 @@ function renderHit(h: HitRef, needles: readonly string[]): SearchHit {
     snippet: hl.snippet,
     snippet_offset_bytes: hl.snippetOffsetBytes,
     ranges: hl.ranges,
-    locator: encodeLocator(e.locators[i]!),
+    locator: encodeLocator(locator),
   };
 }
 

@@ -16,7 +16,9 @@
  *              continuation cursor never skips a session; while that prefix is empty the
  *              scan goes on (the time budget still bounds it), so every page advances.
  * Sessions it cannot search are never skipped silently (F8, the contract in types.ts):
- * a missing or corrupt generation skips its session for this query and is returned as
+ * a missing or corrupt generation (a failed checksum — at its load, or of a block the
+ * match reads — or a file holding another session's key) skips its session for this
+ * query and is returned as
  * `damage` (for the indexer to quarantine and re-derive) and in `degraded` (reason
  * damaged, or source_gone when its sources are gone), and a quarantined shard met in the
  * request's scope is in `degraded` as rebuilding / source_gone. Sessions the early exit
@@ -24,7 +26,12 @@
  * they could not have placed a group on this page. Any other load error propagates.
  */
 import { NotFoundError } from "../../errors.ts";
-import { CorruptGenerationError, type ShardDamage, type Store } from "../store/mod.ts";
+import {
+  CorruptGenerationError,
+  type SegmentView,
+  type ShardDamage,
+  type Store,
+} from "../store/mod.ts";
 import type { Arena } from "./arena.ts";
 import type { NormalizedRequest } from "./normalize_request.ts";
 import {
@@ -36,7 +43,6 @@ import {
 } from "./scan_plan.ts";
 import type { CursorPosition } from "./search_cursor.ts";
 import { matchSession, type SessionFilter } from "./session_scan.ts";
-import type { ShardEntry } from "./shard_entry.ts";
 import { bloomMayContain, needleSummaryHashes, needleTrigrams } from "./trigram.ts";
 import type { DegradedSession } from "./types.ts";
 
@@ -68,19 +74,19 @@ function summaryRulesOut(
 const RENDER_RESERVE_MS = 2;
 
 /**
- * True when loading generation `g` (`records` still on disk for its session) is predicted
- * to end past the time budget. A load cannot be interrupted once started, so it is not
- * started; the session is skipped and the page ends as a timeout. Never refused: the
- * first load of a query (`fresh` = 0) and a generation refused before (arena.defer), so
- * a session too big to ever fit the budget is loaded by the next query that reaches it
- * and retries always make progress.
+ * True when loading generation `g` (`records` in `files` generation files still on disk
+ * for its session) is predicted to end past the time budget. A load cannot be
+ * interrupted once started, so it is not started; the session is skipped and the page
+ * ends as a timeout. Never refused: the first load of a query (`fresh` = 0) and a
+ * generation refused before (arena.defer), so a session too big to ever fit the budget
+ * is loaded by the next query that reaches it and retries always make progress.
  */
 function loadWouldOverrun(
   x: ScanInput,
-  { g, fresh, records }: { g: string; fresh: number; records: number },
+  { g, fresh, records, files }: { g: string; fresh: number; records: number; files: number },
 ): boolean {
   if (fresh === 0 || x.arena.wasDeferred(g)) return false;
-  const end = performance.now() - x.startedAt + x.arena.loadCostMs(records);
+  const end = performance.now() - x.startedAt + x.arena.loadCostMs(records, files);
   return end + RENDER_RESERVE_MS > x.timeBudgetMs;
 }
 
@@ -143,19 +149,24 @@ async function loadSession(
   x: ScanInput,
   s: PlanSession,
   st: LoadState,
-): Promise<ShardEntry[] | { failed: string } | "timeout" | "deferred"> {
+): Promise<SegmentView[] | { failed: string } | "timeout" | "deferred"> {
   const { arena } = x;
   const gens = s.entry.generations;
-  const entries: ShardEntry[] = [];
-  // Records of this session still on disk: what its remaining loads will cost.
+  const entries: SegmentView[] = [];
+  // Records and files of this session still on disk: what its remaining loads will cost.
   let unloaded = s.entry.records;
-  for (const g of gens) unloaded -= arena.residentRecords(g);
+  let files = 0;
+  for (const g of gens) {
+    unloaded -= arena.residentRecords(g);
+    if (!arena.has(g)) files++;
+  }
   for (const g of gens) {
     // Checked per segment, not per session: a cold session can hold many segments, and
     // what was loaded before the cut stays resident, so the retry is cheaper.
     if (st.matched) {
       if (performance.now() - x.startedAt + RENDER_RESERVE_MS > x.timeBudgetMs) return "timeout";
-      if (!arena.has(g) && loadWouldOverrun(x, { g, fresh: st.fresh, records: unloaded })) {
+      const load = { g, fresh: st.fresh, records: unloaded, files };
+      if (!arena.has(g) && loadWouldOverrun(x, load)) {
         arena.defer(g);
         return "deferred";
       }
@@ -163,7 +174,15 @@ async function loadSession(
     try {
       const r = await arena.load(x.store, g);
       st.fresh += r.freshBytes;
-      if (r.freshBytes > 0) unloaded -= r.entry.count;
+      if (r.freshBytes > 0) {
+        unloaded -= r.entry.count;
+        files--;
+      }
+      // Content-named files hold their session's key: another key means a file was
+      // swapped in under this name, whose records must not be served as this session's.
+      if (r.entry.key !== s.key) {
+        throw new CorruptGenerationError(g, `holds session "${r.entry.key}"`);
+      }
       entries.push(r.entry);
     } catch (err) {
       if (!(err instanceof CorruptGenerationError || err instanceof NotFoundError)) throw err;
@@ -193,6 +212,12 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
   let deferred = false;
   const degraded: DegradedSession[] = [];
   const damage: ShardDamage[] = [];
+  /** Session `s` could not be searched: generation `g` is missing or corrupt. */
+  const damaged = (s: PlanSession, g: string) => {
+    const reason = s.entry.source_gone ? "source_gone" : "damaged";
+    degraded.push({ session_key: s.key, source: s.entry.source, reason });
+    damage.push({ key: s.key, generation: g });
+  };
   const end = (stop: ScanOutcome["stop"]): ScanOutcome => ({
     stop: deferred ? "timeout" : stop,
     groups: page.items,
@@ -240,14 +265,21 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
       continue;
     }
     if (!Array.isArray(entries)) {
-      const reason = e.source_gone ? "source_gone" : "damaged";
-      degraded.push({ session_key: s.key, source: e.source, reason });
-      damage.push({ key: s.key, generation: entries.failed });
+      damaged(s, entries.failed);
       continue;
     }
     st.matched = true;
-    const active = arena.activeFor(s.key, { gens: e.generations, entries });
-    const m = matchSession(entries, active, filter);
+    let m;
+    try {
+      const active = arena.activeFor(s.key, { gens: e.generations, entries });
+      m = matchSession(entries, active, filter);
+    } catch (err) {
+      // A block of a resident segment failed its checksum when first read.
+      if (!(err instanceof CorruptGenerationError)) throw err;
+      arena.noteFailure(err.generation);
+      damaged(s, err.generation);
+      continue;
+    }
     if (!m) continue;
     const at = { best: m.best, key: s.key };
     if (pos === null || before(pos, at)) page.insert({ session: s, match: m, pos: at });

@@ -3,13 +3,15 @@
  * and passes the per-record filters (role, time bounds including the retention window,
  * supersession) counts toward total_hits; the HITS_PER_GROUP most recent are kept as
  * references (entry + index) so only shown hits are ever highlighted. Segments whose ts
- * range misses the time bounds and blocks whose trigram filter rules a needle out are
- * skipped without touching their text.
+ * range or roles miss the filters and blocks whose trigram filter rules a needle out are
+ * skipped without touching their text; a candidate block's folded text is decoded from
+ * the segment's bytes (one native call) for this scan only and dropped after it.
+ * Errors: CorruptGenerationError when a block the match reads (or a shown hit's payload)
+ * fails its checksum; the scan treats the session as damaged.
  */
+import type { SegmentView } from "../store/mod.ts";
 import type { ActiveFlags } from "./active.ts";
 import { matchBlock } from "./match.ts";
-import type { ShardEntry } from "./shard_entry.ts";
-import { bloomMayContain } from "./trigram.ts";
 import { HITS_PER_GROUP } from "./types.ts";
 
 /** What a session is matched against. */
@@ -27,7 +29,7 @@ export interface SessionFilter {
 
 /** A shown-hit candidate: which record, without materializing it. */
 export interface HitRef {
-  entry: ShardEntry;
+  entry: SegmentView;
   /** Segment position in the session (tiebreak: later segments are newer). */
   seg: number;
   i: number;
@@ -43,9 +45,9 @@ export interface SessionMatch {
   hits: HitRef[];
 }
 
-/** False when the block's filter proves some needle absent (needles without trigrams pass). */
-function blockMayMatch(bloom: Uint32Array, trigrams: SessionFilter["trigrams"]): boolean {
-  for (const t of trigrams) if (t && !bloomMayContain(bloom, t)) return false;
+/** False when block `b`'s filter proves some needle absent (needles without trigrams pass). */
+function blockMayMatch(e: SegmentView, b: number, trigrams: SessionFilter["trigrams"]): boolean {
+  for (const t of trigrams) if (t && !e.blockMayContain(b, t)) return false;
   return true;
 }
 
@@ -65,7 +67,7 @@ function keep(hits: HitRef[], h: HitRef): void {
 
 /** Matches a session's segments (manifest order); null when nothing passes. */
 export function matchSession(
-  entries: readonly ShardEntry[],
+  entries: readonly SegmentView[],
   active: ActiveFlags,
   f: SessionFilter,
 ): SessionMatch | null {
@@ -75,10 +77,18 @@ export function matchSession(
   for (let s = 0; s < entries.length; s++) {
     const e = entries[s]!;
     if (e.count === 0 || e.maxTs < f.from || e.minTs > f.to) continue;
+    if ((e.roleMask & f.roleMask) === 0) continue;
     const act = active?.[s];
-    for (let b = 0; b < e.blocks.length; b++) {
-      if (!blockMayMatch(e.blooms[b]!, f.trigrams)) continue;
-      for (const i of matchBlock(e.blocks[b]!, f.needles)) {
+    for (let b = 0; b < e.blockCount; b++) {
+      if (!blockMayMatch(e, b, f.trigrams)) continue;
+      const block = {
+        text: e.blockText(b),
+        first: e.blockFirst(b),
+        last: e.blockEnd(b),
+        recStart: e.foldStart,
+        recEnd: e.foldEnd,
+      };
+      for (const i of matchBlock(block, f.needles)) {
         const ts = e.ts[i]!;
         if ((e.flags[i]! & f.roleMask) === 0 || ts < f.from || ts > f.to) continue;
         const superseded = act !== undefined && act[i] === 0;
@@ -93,5 +103,8 @@ export function matchSession(
       }
     }
   }
+  // The shown hits' payloads are read when the page renders: check them now, so a damaged
+  // one fails the scan of this session (CorruptGenerationError), not the page.
+  for (const h of hits) h.entry.verifyRecord(h.i);
   return total === 0 ? null : { best, total, hits };
 }

@@ -89,10 +89,23 @@ export function needleTrigrams(needle: string): Uint32Array | null {
 
 /** False when the filter proves no trigram set `hashes` can all be in the block. */
 export function bloomMayContain(bits: Uint32Array, hashes: Uint32Array): boolean {
-  const mask = bits.length * 32 - 1;
+  return bloomMayContainAt(bits, 0, bits.length, hashes);
+}
+
+/**
+ * bloomMayContain over the filter stored at `words[off, off + len)` (len a power of two):
+ * a segment keeps every block's filter in one array (store/segment_layout.ts).
+ */
+export function bloomMayContainAt(
+  words: Uint32Array,
+  off: number,
+  len: number,
+  hashes: Uint32Array,
+): boolean {
+  const mask = len * 32 - 1;
   for (let i = 0; i < hashes.length; i++) {
     const h = hashes[i]! & mask;
-    if ((bits[h >>> 5]! & (1 << (h & 31))) === 0) return false;
+    if ((words[off + (h >>> 5)]! & (1 << (h & 31))) === 0) return false;
   }
   return true;
 }

@@ -158,7 +158,7 @@ export interface SearchResponse {
 
 /** What the resident arena holds and has done (for health and tests). */
 export interface ArenaStats {
-  /** Bytes accounted to resident shards (UTF-16 strings + typed arrays + per-record overhead). */
+  /** Resident bytes of resident segments: their buffers plus each view's fixed overhead. */
   bytes: number;
   capBytes: number;
   /** Resident generation files. */
@@ -166,7 +166,7 @@ export interface ArenaStats {
   hits: number;
   misses: number;
   evictions: number;
-  /** Generation bytes read from disk since the engine started (estimated, see ShardEntry). */
+  /** Generation bytes read from disk since the engine started. */
   loadedBytes: number;
   /** Loads that failed because a generation was missing or corrupt (session skipped). */
   failedLoads: number;
@@ -174,9 +174,9 @@ export interface ArenaStats {
   failedGenerations: string[];
   /** Sessions whose active flags are cached. */
   activeCached: number;
-  /** Generations whose bigram/trigram summary is resident (see arena.ts). */
+  /** Generations whose bigram/trigram summary is resident (loaded, or the store's pack). */
   summaries: number;
-  /** Bytes of those summaries (outside the arena's cap: a few KiB per generation). */
+  /** Bytes of those summaries (outside the arena's cap: ~2 KiB per generation). */
   summaryBytes: number;
 }
 

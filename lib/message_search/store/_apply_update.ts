@@ -6,7 +6,9 @@
  *  - "stale_watermark"  replace with a lower watermark over the same fingerprint and the
  *                       same cursor paths: a writer that lost a race;
  *  - "invalid"          the segment or the resulting entry fails the schema (an extractor
- *                       bug; writing it would poison every later read);
+ *                       bug; writing it would poison every later read), or a pre-encoded
+ *                       segment's name is not its hash or its header names another key
+ *                       or parser version (a worker bug: never written);
  *  - "corrupt_base"     compaction found a base generation missing or corrupt; the entry
  *                       is quarantined (types.ts) so the next sweep re-derives it with a
  *                       replace, and readers meanwhile report it instead of missing it.
@@ -14,21 +16,22 @@
  * accepted only over the exact generations list it names, like append/touch/gone, and is
  * a no-op on an entry already quarantined.
  * Ordering: a new generation is written (durably) before the draft references it, so the
- * manifest written afterwards never names a missing file.
+ * manifest written afterwards never names a missing file. Segments are written as
+ * encoded; only a merge decodes records (the bases' and the new tail's) and re-encodes.
  */
 import type { Fs } from "../../durable/mod.ts";
 import { NotFoundError } from "../../errors.ts";
-import { type MessageRecord, SOURCES } from "../record.ts";
+import { type MessageRecord, SOURCES, type SupersessionMark } from "../record.ts";
 import { join } from "node:path";
-import { CorruptGenerationError, encodeSegment, loadSegment, writeSegment } from "./segments.ts";
-import { isExactSegment } from "./segment_check.ts";
+import { CorruptGenerationError, loadSegment, writeSegment } from "./segments.ts";
+import { encodeSegment, segmentName } from "./segment_encode.ts";
+import { decodeRecords, decodeSegment, type SegmentView } from "./segment_view.ts";
 import {
+  type EncodedSegment,
   type Manifest,
   type ManifestEntry,
   ManifestEntrySchema,
   SEGMENT_SCHEMA,
-  type ShardSegment,
-  ShardSegmentSchema,
   type ShardUpdate,
 } from "./types.ts";
 
@@ -60,6 +63,8 @@ export interface ApplyContext {
   pv: number;
   nowMs: number;
   now: () => number;
+  /** Every generation this publish wrote (or found already written), for summary_pack.ts. */
+  written: EncodedSegment[];
 }
 
 /** Throws TypeError for an update no caller should be able to build. */
@@ -76,7 +81,7 @@ export function assertUpdateShape(u: ShardUpdate): void {
   if (u.base !== null && !Array.isArray(u.base)) {
     throw new TypeError(`Update base for "${u.key}" must be null or a list of generations`);
   }
-  if ((u.kind === "replace" || u.kind === "append") && !u.segment) {
+  if ((u.kind === "replace" || u.kind === "append") && !u.segment && !u.encoded) {
     throw new TypeError(`A "${u.kind}" update for "${u.key}" needs a segment`);
   }
 }
@@ -100,54 +105,37 @@ export async function applyUpdate(
     d.changed = true;
     return null;
   }
-  let segment: ShardSegment | null = null;
-  if ((u.kind === "replace" || u.kind === "append") && u.segment) {
-    const candidate = {
-      schema: SEGMENT_SCHEMA,
-      parser_version: ctx.pv,
-      key: u.key,
-      records: u.segment.records,
-      marks: u.segment.marks,
-    };
-    // The non-copying check first: zod would copy every record of a backfill (segment_check.ts).
-    if (isExactSegment(candidate)) {
-      const marks = ShardSegmentSchema.shape.marks.safeParse(candidate.marks);
-      if (!marks.success) return "invalid";
-      segment = { ...candidate, schema: SEGMENT_SCHEMA, marks: marks.data };
-    } else {
-      const parsed = ShardSegmentSchema.safeParse(candidate);
-      if (!parsed.success) return "invalid";
-      segment = parsed.data;
-    }
+  let segment: Encoded | null = null;
+  if (u.kind === "replace" || u.kind === "append") {
+    segment = encodedOf(u, ctx);
+    if (segment === null) return "invalid";
   }
   // An empty append carries no data: no generation, same as a touch.
-  if (u.kind === "append" && segment && isEmpty(segment)) segment = null;
+  if (u.kind === "append" && segment && isEmpty(segment.view)) segment = null;
   const checked = ManifestEntrySchema.safeParse(buildEntry(u, old, ctx.nowMs));
   if (!checked.success) return "invalid";
   const entry = checked.data;
   if (u.kind === "replace") {
-    const seg = segment!;
-    entry.generations = [await writeSegment(ctx.genDir, seg, ctx)];
-    setStats(entry, tsRange(seg.records), seg.records.length);
+    const { view } = segment!;
+    entry.generations = [await write(segment!.encoded, ctx)];
+    setStats(entry, tsRange(view), view.count);
   } else if (u.kind === "append" && segment) {
     const prev = old!;
+    const { view } = segment;
     if (prev.generations.length + 1 > COMPACT_MAX_SEGMENTS) {
-      const from = await mergeStart(prev.generations, segment, ctx);
-      const merged = await mergeSegments(prev.generations.slice(from), segment, ctx);
+      const from = await mergeStart(prev.generations, segment.encoded, ctx);
+      const merged = await mergeSegments(prev.generations.slice(from), segment, { ...ctx, u });
       if (merged === null) {
         d.sessions[u.key] = quarantinedEntry(prev, ctx.nowMs);
         d.changed = true;
         return "corrupt_base";
       }
-      const name = await writeSegment(ctx.genDir, merged, ctx);
-      entry.generations = [...prev.generations.slice(0, from), name];
-      const range = combine(prev.records > 0 ? prev : null, tsRange(segment.records));
-      setStats(entry, range, prev.records + segment.records.length);
+      entry.generations = [...prev.generations.slice(0, from), await write(merged, ctx)];
     } else {
-      entry.generations = [...prev.generations, await writeSegment(ctx.genDir, segment, ctx)];
-      const range = combine(prev.records > 0 ? prev : null, tsRange(segment.records));
-      setStats(entry, range, prev.records + segment.records.length);
+      entry.generations = [...prev.generations, await write(segment.encoded, ctx)];
     }
+    const range = combine(prev.records > 0 ? prev : null, tsRange(view));
+    setStats(entry, range, prev.records + view.count);
   }
   d.sessions[u.key] = entry;
   d.changed = true;
@@ -210,12 +198,57 @@ function isStaleReplace(old: ManifestEntry, u: ShardUpdate): boolean {
   return sameList(a, b);
 }
 
+/** An update's segment, encoded, with the view its header facts are read from. */
+interface Encoded {
+  encoded: EncodedSegment;
+  view: SegmentView;
+}
+
+/**
+ * The update's segment as written: its pre-encoded bytes after the checks (name = hash of
+ * the bytes, header names this key and parser version), or its records encoded here; null
+ * when either is invalid.
+ */
+function encodedOf(u: ShardUpdate, ctx: ApplyContext): Encoded | null {
+  let encoded = u.encoded;
+  if (encoded === undefined) {
+    try {
+      encoded = encodeSegment({
+        schema: SEGMENT_SCHEMA,
+        parser_version: ctx.pv,
+        key: u.key,
+        records: u.segment!.records,
+        marks: u.segment!.marks,
+      });
+    } catch (err) {
+      if (err instanceof TypeError) return null;
+      throw err;
+    }
+  } else if (segmentName(encoded.bytes) !== encoded.name) return null;
+  let view: SegmentView;
+  try {
+    view = decodeSegment(encoded.bytes, encoded.name);
+  } catch (err) {
+    if (err instanceof CorruptGenerationError) return null;
+    throw err;
+  }
+  if (view.key !== u.key || view.parserVersion !== ctx.pv) return null;
+  return { encoded, view };
+}
+
+/** Writes `e` (or reuses its identical file) and remembers it for the summaries pack. */
+async function write(e: EncodedSegment, ctx: ApplyContext): Promise<string> {
+  const name = await writeSegment(ctx.genDir, e, ctx);
+  ctx.written.push(e);
+  return name;
+}
+
 /**
  * Index of the first generation to merge: the oldest one no larger than
  * COMPACT_TAIL_RATIO × the bytes after it. Sizes come from a stat of each file; a
  * generation that cannot be stat'ed starts the merge at 0, whose load then reports it.
  */
-async function mergeStart(gens: string[], tail: ShardSegment, ctx: ApplyContext) {
+async function mergeStart(gens: string[], tail: EncodedSegment, ctx: ApplyContext) {
   const sizes: number[] = [];
   for (const g of gens) {
     try {
@@ -225,7 +258,7 @@ async function mergeStart(gens: string[], tail: ShardSegment, ctx: ApplyContext)
       throw err;
     }
   }
-  let after = encodeSegment(tail).length;
+  let after = tail.bytes.length;
   let from = gens.length;
   for (let i = gens.length - 1; i >= 0; i--) {
     after += sizes[i]!;
@@ -234,43 +267,43 @@ async function mergeStart(gens: string[], tail: ShardSegment, ctx: ApplyContext)
   return Math.min(from, gens.length - 1);
 }
 
-/** Loads the base segments `gens` and appends `tail`; null when one is missing or corrupt. */
+/**
+ * The base segments `gens` with `tail` appended, re-encoded as one; null when a base is
+ * missing or corrupt.
+ */
 async function mergeSegments(
   gens: string[],
-  tail: ShardSegment,
-  ctx: ApplyContext,
-): Promise<ShardSegment | null> {
-  const records: ShardSegment["records"] = [];
-  const marks: ShardSegment["marks"] = [];
-  const parts: ShardSegment[] = [];
-  for (const g of gens) {
-    try {
-      parts.push(await loadSegment(ctx.fs, ctx.genDir, g));
-    } catch (err) {
-      if (err instanceof CorruptGenerationError || err instanceof NotFoundError) return null;
-      throw err;
+  tail: Encoded,
+  ctx: ApplyContext & { u: ShardUpdate },
+): Promise<EncodedSegment | null> {
+  const records: MessageRecord[] = [];
+  const marks: SupersessionMark[] = [];
+  const parts: SegmentView[] = [];
+  try {
+    for (const g of gens) parts.push(await loadSegment(ctx.fs, ctx.genDir, g));
+    parts.push(tail.view);
+    // Loops, not push(...xs): a spread of 100k+ records overflows the call stack.
+    for (const p of parts) {
+      for (const r of decodeRecords(p)) records.push(r);
+      for (const m of p.marks) marks.push(m);
     }
+  } catch (err) {
+    if (err instanceof CorruptGenerationError || err instanceof NotFoundError) return null;
+    throw err;
   }
-  parts.push(tail);
-  // Loops, not push(...xs): a spread of 100k+ records overflows the call stack.
-  for (const p of parts) {
-    for (const r of p.records) records.push(r);
-    for (const m of p.marks) marks.push(m);
-  }
-  return { ...tail, records, marks };
+  return encodeSegment({
+    schema: SEGMENT_SCHEMA,
+    parser_version: ctx.pv,
+    key: ctx.u.key,
+    records,
+    marks,
+  });
 }
 
 type Range = { newest_ts_ms: number; oldest_ts_ms: number } | null;
 
-function tsRange(records: readonly MessageRecord[]): Range {
-  if (records.length === 0) return null;
-  let newest = -Infinity;
-  let oldest = Infinity;
-  for (const r of records) {
-    if (r.ts_ms > newest) newest = r.ts_ms;
-    if (r.ts_ms < oldest) oldest = r.ts_ms;
-  }
-  return { newest_ts_ms: newest, oldest_ts_ms: oldest };
+function tsRange(v: SegmentView): Range {
+  return v.count === 0 ? null : { newest_ts_ms: v.maxTs, oldest_ts_ms: v.minTs };
 }
 
 function combine(a: Range, b: Range): Range {
@@ -297,8 +330,8 @@ function sumSkipped(
   return out;
 }
 
-function isEmpty(s: ShardSegment): boolean {
-  return s.records.length === 0 && s.marks.length === 0;
+function isEmpty(v: SegmentView): boolean {
+  return v.count === 0 && v.marks.length === 0;
 }
 
 function sameList(a: readonly string[], b: readonly string[] | null): boolean {

@@ -39,7 +39,7 @@ Deno.test("gc() keeps referenced and recently retired generations, deletes old u
     }
     // A file no manifest ever named (a lockless writer's, not yet published) keeps its
     // creation grace.
-    const orphan = "0123456789abcdef.json";
+    const orphan = "0123456789abcdef.seg";
     clock += GC_GRACE_MS + 60_000;
     await Deno.writeTextFile(gen(orphan), "{}");
     await Deno.utime(gen(orphan), new Date(clock), new Date(clock));

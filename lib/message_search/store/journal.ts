@@ -24,6 +24,7 @@
  */
 import { z } from "zod";
 import { applyPatch, diffJson, type Patch, PatchError } from "./json_patch.ts";
+import { entryJson, plainEntry } from "./resident_entry.ts";
 import { type Manifest, type ManifestEntry, ManifestEntrySchema } from "./types.ts";
 
 export const JOURNAL_FILE = "manifest.journal";
@@ -67,8 +68,9 @@ export function encodeDelta(prev: Manifest, next: Manifest): string | null {
   const x: Record<string, Patch> = {};
   for (const [k, entry] of Object.entries(delta.s)) {
     if (entry === null || !Object.hasOwn(prev.sessions, k)) continue;
-    const patch = diffJson(prev.sessions[k], entry);
-    if (patch === undefined || JSON.stringify(patch).length >= JSON.stringify(entry).length) {
+    // Plain copies: a resident entry's cursors and state are getters (resident_entry.ts).
+    const patch = diffJson(plainEntry(prev.sessions[k]!), plainEntry(entry));
+    if (patch === undefined || JSON.stringify(patch).length >= entryJson(entry).length) {
       continue;
     }
     x[k] = patch;
@@ -100,6 +102,8 @@ export interface Replay {
   applied: number;
   /** Lines that failed the checksum, the schema or the revision chain. */
   skipped: number;
+  /** Keys whose entry an applied line set (new or patched), in the order applied. */
+  changed: string[];
 }
 
 /**
@@ -122,13 +126,16 @@ export function headerRevision(bytes: Uint8Array): { revision: number; length: n
  */
 export function replayJournal(base: Manifest, bytes: Uint8Array, from: number): Replay {
   const end = bytes.lastIndexOf(0x0a) + 1;
-  if (end <= from) return { manifest: base, consumed: Math.max(from, 0), applied: 0, skipped: 0 };
+  if (end <= from) {
+    return { manifest: base, consumed: Math.max(from, 0), applied: 0, skipped: 0, changed: [] };
+  }
   // Non-fatal decoding: garbage (a zero-filled tail) must fail its line's checksum, not
   // the whole replay.
   const text = new TextDecoder().decode(bytes.subarray(from, end));
   let cur: Manifest | null = null;
   let applied = 0;
   let skipped = 0;
+  const changed: string[] = [];
   for (const line of text.split("\n")) {
     if (line === "") continue;
     const d = parseLine(line);
@@ -151,11 +158,13 @@ export function replayJournal(base: Manifest, bytes: Uint8Array, from: number): 
       retired: { ...base.retired },
     };
     applyDelta(cur, d, patched);
+    for (const [k, v] of Object.entries(d.s)) if (v !== null) changed.push(k);
+    for (const k of patched.keys()) changed.push(k);
     applied++;
   }
   const manifest = cur ?? base;
   if (cur && Object.keys(cur.retired ?? {}).length === 0) delete cur.retired;
-  return { manifest, consumed: end, applied, skipped };
+  return { manifest, consumed: end, applied, skipped, changed };
 }
 
 function parseLine(line: string): Delta | null {
@@ -195,7 +204,7 @@ function patchedEntries(m: Manifest, d: Delta): Map<string, ManifestEntry> | nul
     if (!Object.hasOwn(m.sessions, k) || Object.hasOwn(d.s, k)) return null;
     let value: unknown;
     try {
-      value = applyPatch(m.sessions[k], patch as Patch);
+      value = applyPatch(plainEntry(m.sessions[k]!), patch as Patch);
     } catch (err) {
       if (err instanceof PatchError) return null;
       throw err;

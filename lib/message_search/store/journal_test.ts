@@ -30,7 +30,7 @@ function entry(id: string, n: number): ManifestEntry {
   return {
     source: "codex",
     session_id: id,
-    generations: [`${n.toString(16).padStart(16, "0")}.json`],
+    generations: [`${n.toString(16).padStart(16, "0")}.seg`],
     records: n,
     newest_ts_ms: 1000 + n,
     oldest_ts_ms: 1000,

@@ -44,8 +44,9 @@ function namedMutants(real: Uint8Array): [string, Uint8Array][] {
     ['revision "x"', edit((x) => (x.revision = "x"))],
     ["generation ../../x", genName("../../x")],
     ["generation /etc/passwd", genName("/etc/passwd")],
-    ["generation 17 hex", genName("0123456789abcdef0.json")],
-    ["generation uppercase hex", genName("0123456789ABCDEF.json")],
+    ["generation 17 hex", genName("0123456789abcdef0.seg")],
+    ["generation uppercase hex", genName("0123456789ABCDEF.seg")],
+    ["generation of the JSON format", genName("0123456789abcdef.json")],
     ["not UTF-8", new Uint8Array([0x7b, 0xff, 0xfe, 0x7d])],
     ["100 MB of [", new Uint8Array(100 * 1024 * 1024).fill(0x5b)],
   ];

@@ -18,6 +18,10 @@
  *    file at its name counts as no journal, never followed, waited on or read past the
  *    cap (reliability F5), and the next publish replaces it.
  * Cached states are shared between callers and must not be mutated.
+ * Resident form (issue 16): every entry of a state this module returns is a ResidentEntry
+ * (resident_entry.ts: cursors and state kept as JSON text) — read from the snapshot
+ * entry by entry (manifest_io.ts), made resident as journal lines set them, and, for a
+ * state a commit returns, converted once the entries the publish built are known.
  */
 import { join } from "node:path";
 import {
@@ -43,6 +47,7 @@ import {
   readManifestFile,
   writeManifest,
 } from "./manifest_io.ts";
+import { makeResident } from "./resident_entry.ts";
 import type { Manifest } from "./types.ts";
 
 /** The journal may grow to JOURNAL_ROOM_FACTOR × the snapshot, and at least this much. */
@@ -124,6 +129,8 @@ export async function readState(fs: Fs, root: string, prev: StoreState | null): 
     return { kind: "ok", state: base };
   }
   const r = replayJournal(snap.manifest, jBytes, header.length);
+  // The snapshot's entries are resident already; the lines' are new objects of our own.
+  makeResident(r.manifest.sessions, r.changed);
   return {
     kind: "ok",
     state: {
@@ -162,6 +169,8 @@ async function incremental(
     header.length !== prev.headerBytes
   ) return null;
   const r = replayJournal(prev.manifest, bytes, prev.consumed);
+  // Only when a line applied is r.manifest a copy of ours (the shared one stays untouched).
+  if (r.applied > 0) makeResident(r.manifest.sessions, r.changed);
   return { ...prev, manifest: r.manifest, consumed: r.consumed, journalSize: bytes.length };
 }
 
@@ -187,6 +196,10 @@ export async function commitState(o: CommitOptions): Promise<StoreState | null> 
   const settled = (s: StoreState, size: number) =>
     o.remember ? identify(fs, root, jPath, s, next, size).catch(() => null) : null;
   const line = state ? encodeDelta(state.manifest, next) : null;
+  // The state returned is cached by the reader: its entries become resident (the publish
+  // built plain ones). `next` is the committer's own, never a shared cached manifest's
+  // sessions with plain entries in it.
+  if (o.remember) makeResident(next.sessions);
   if (state && line !== null) {
     const bytes = new TextEncoder().encode(`\n${line}\n`);
     const room = Math.max(JOURNAL_MIN_BYTES, JOURNAL_ROOM_FACTOR * state.snapBytes);

@@ -18,15 +18,17 @@ export {
   parseManifestBytes,
   QUARANTINE_KEEP,
 } from "./manifest_io.ts";
-export {
-  CorruptGenerationError,
-  encodeSegment,
-  GENERATION_NAME_RE,
-  GENERATIONS_DIR,
-} from "./segments.ts";
+export { CorruptGenerationError, GENERATION_NAME_RE, GENERATIONS_DIR } from "./segments.ts";
+export { encodeSegment } from "./segment_encode.ts";
+export { decodeRecords, decodeSegment, SegmentView } from "./segment_view.ts";
+export type { DecodeOptions, RecordTail } from "./segment_view.ts";
+export { FLAG_ASSISTANT, FLAG_SUBAGENT, FLAG_TRUNCATED, FLAG_USER } from "./segment_layout.ts";
+export type { Summaries } from "./summary_pack.ts";
+export { SUMMARY_PACK_FILE } from "./summary_pack.ts";
 export type { HoldLockOptions, LockHandle } from "./writer_lock.ts";
 export { holdLock, LOCK_FILE } from "./writer_lock.ts";
 export type {
+  EncodedSegment,
   EntryMeta,
   Manifest,
   ManifestEntry,
@@ -42,5 +44,4 @@ export {
   ManifestSchema,
   SEGMENT_SCHEMA,
   sessionKey,
-  ShardSegmentSchema,
 } from "./types.ts";

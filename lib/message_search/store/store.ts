@@ -1,9 +1,11 @@
 /**
- * The shard store: one directory (`<state-root>/cache/message_search/v1`) holding
+ * The shard store: one directory (`<state-root>/cache/message_search/v2`) holding
  * manifest.json + manifest.journal (the manifest: a snapshot and the deltas since, see
- * manifest_state.ts), writer.lock and generations/. Every store file access goes through the
- * injected Fs and every write through writeFileAtomic; the one exception is writer.lock,
- * which holds no store data and needs flock, an operation Fs does not have.
+ * manifest_state.ts), writer.lock, summaries.pack (a cache of every generation's summary,
+ * summary_pack.ts) and generations/ (binary segments, segment_layout.ts). Every store file
+ * access goes through the injected Fs and every write through writeFileAtomic (the pack's
+ * appends through Fs.openAppend); the one exception is writer.lock, which holds no store
+ * data and needs flock, an operation Fs does not have.
  *
  * On-disk invariants (reliability-plan I1–I6):
  *  - data before pointer: a publish writes (and fsyncs) every new generation before the
@@ -47,12 +49,14 @@ import {
 import { emptyManifest, quarantineManifest } from "./manifest_io.ts";
 import { commitState, readState, type StoreState } from "./manifest_state.ts";
 import { CorruptGenerationError, GENERATIONS_DIR, loadSegment, verifySegment } from "./segments.ts";
+import type { DecodeOptions, SegmentView } from "./segment_view.ts";
+import { PackWriter, readPack, type Summaries } from "./summary_pack.ts";
 import { applyUpdate, assertUpdateShape, type PublishDraft } from "./_apply_update.ts";
 import {
+  type EncodedSegment,
   type Manifest,
   MANIFEST_SCHEMA,
   type PublishResult,
-  type ShardSegment,
   type ShardUpdate,
 } from "./types.ts";
 import { holdLock, type LockHandle } from "./writer_lock.ts";
@@ -62,7 +66,7 @@ export const DEFAULT_LOCK_WAIT_MS = 5000;
 
 /** Options for {@link openStore}. */
 export interface StoreOptions {
-  /** `<state-root>/cache/message_search/v1` */
+  /** `<state-root>/cache/message_search/v2` */
   root: string;
   /** All store file access goes through it. @default realFs */
   fs?: Fs;
@@ -89,6 +93,11 @@ export interface StoreOptions {
 /** An open shard store. */
 export interface Store {
   readonly root: string;
+  /**
+   * The parser version this store publishes with (what an encoded segment must name;
+   * the indexer's workers encode only when it is known).
+   */
+  readonly parserVersion?: number;
   /** The manifest on disk; empty when missing; quarantined and empty when corrupt. */
   readManifest(): Promise<Manifest>;
   /** Applies a batch of shard updates under the lock (see the module header). */
@@ -100,8 +109,17 @@ export interface Store {
    * again; true when there was one. Same lock, journal and publish path as deleteSession.
    */
   liftTombstone(key: string): Promise<boolean>;
-  /** Reads and verifies one generation (CorruptGenerationError, NotFoundError). */
-  loadSegment(name: string): Promise<ShardSegment>;
+  /**
+   * Reads one generation into a SegmentView (CorruptGenerationError, NotFoundError):
+   * every checksum verified, or with `verify: "lazy"` (the scan) each block's when it is
+   * first read. decodeRecords turns it into records.
+   */
+  loadSegment(name: string, o?: DecodeOptions): Promise<SegmentView>;
+  /**
+   * Every summary in summaries.pack (generation name → words), read now; empty when the
+   * pack is missing or damaged from its start (the next publish rebuilds it).
+   */
+  loadSummaries(): Promise<Summaries>;
   /** Retention plus deletion of old unreferenced generations and orphan temps. */
   gc(): Promise<GcReport>;
   /**
@@ -204,15 +222,19 @@ interface StoreConfig {
 
 class ShardStore implements Store {
   readonly root: string;
+  readonly parserVersion: number;
   #c: StoreConfig;
   #genDir: string;
   /** Serialises this instance's writers so they queue here instead of polling flock. */
   #queue: Promise<unknown> = Promise.resolve();
+  readonly #pack: PackWriter;
 
   constructor(c: StoreConfig) {
     this.root = c.root;
+    this.parserVersion = c.pv;
     this.#c = c;
     this.#genDir = join(c.root, GENERATIONS_DIR);
+    this.#pack = new PackWriter(c.fs, c.root);
   }
 
   async readManifest(): Promise<Manifest> {
@@ -278,7 +300,8 @@ class ShardStore implements Store {
     };
     const accepted: string[] = [];
     const rejected: PublishResult["rejected"] = [];
-    const ctx = { fs, genDir: this.#genDir, pv, nowMs, now: this.#c.now };
+    const written: EncodedSegment[] = [];
+    const ctx = { fs, genDir: this.#genDir, pv, nowMs, now: this.#c.now, written };
     for (const u of updates) {
       const reason = await applyUpdate(draft, u, ctx);
       if (reason === null) accepted.push(u.key);
@@ -293,6 +316,9 @@ class ShardStore implements Store {
       sessions: draft.sessions,
       tombstones: draft.tombstones,
     }, { nowMs });
+    // Before the commit: the pack is a cache, but a failure to write it is an I/O error
+    // like any other, and the manifest must stay as it was (A4).
+    await this.#pack.update(referencedGenerations(next), written);
     this.#remember(await this.#commit(loaded, next));
     return { revision: next.revision, accepted, rejected };
   }
@@ -360,8 +386,12 @@ class ShardStore implements Store {
     });
   }
 
-  loadSegment(name: string): Promise<ShardSegment> {
-    return loadSegment(this.#c.fs, this.#genDir, name);
+  loadSegment(name: string, o?: DecodeOptions): Promise<SegmentView> {
+    return loadSegment(this.#c.fs, this.#genDir, name, o);
+  }
+
+  async loadSummaries(): Promise<Summaries> {
+    return (await readPack(this.#c.fs, this.root)).summaries;
   }
 
   async verifyAll(): Promise<string[]> {

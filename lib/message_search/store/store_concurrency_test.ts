@@ -18,6 +18,7 @@ import {
 import type { MessageRecord } from "../record.ts";
 import { MANIFEST_FILE, parseManifestBytes } from "./manifest_io.ts";
 import { openStore, type Store } from "./store.ts";
+import { decodeRecords } from "./segment_view.ts";
 import type { ShardUpdate } from "./types.ts";
 
 Deno.test("without the lock, a writer that lost the race is rejected by the gate (A12)", () =>
@@ -118,7 +119,7 @@ Deno.test("4 lockless publishers with mutating sources converge after one quiet 
         const e = m.sessions[key];
         const ids: string[] = [];
         for (const g of e?.generations ?? []) {
-          ids.push(...(await quiet.loadSegment(g)).records.map((r) => r.id));
+          ids.push(...decodeRecords(await quiet.loadSegment(g)).map((r) => r.id));
         }
         if (ids.join() !== sources.get(key)!.map((r) => r.id).join()) out.push(key);
       }

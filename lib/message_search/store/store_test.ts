@@ -11,6 +11,7 @@ import {
 import { COMPACT_MAX_SEGMENTS } from "./_apply_update.ts";
 import { MANIFEST_FILE } from "./manifest_io.ts";
 import { openStore, type StoreOptions } from "./store.ts";
+import { decodeRecords } from "./segment_view.ts";
 
 function open(root: string, o: Partial<StoreOptions> = {}) {
   return openStore({ root, parserVersion: PV, windowDays: 14, ...o });
@@ -32,8 +33,8 @@ Deno.test("publish() replace writes a verified segment before the manifest that 
     assert.equal(e.source_gone, false);
     assert.equal(e.published_at_ms, 5_000);
     const seg = await store.loadSegment(e.generations[0]!);
-    assert.deepEqual(seg.records.map((x) => x.order), [0, 1, 2]);
-    assert.equal(seg.parser_version, PV);
+    assert.deepEqual(decodeRecords(seg).map((x) => x.order), [0, 1, 2]);
+    assert.equal(seg.parserVersion, PV);
     assert.equal(seg.key, "codex:a");
   }));
 
@@ -93,7 +94,10 @@ Deno.test("publish() compacts an entry past 16 segments into one, records in ord
     const e = (await store.readManifest()).sessions["codex:a"]!;
     assert.equal(e.records, COMPACT_MAX_SEGMENTS + 1);
     const seg = await store.loadSegment(e.generations[0]!);
-    assert.deepEqual(seg.records.map((x) => x.order), [...Array(COMPACT_MAX_SEGMENTS + 1).keys()]);
+    assert.deepEqual(
+      decodeRecords(seg).map((x) => x.order),
+      [...Array(COMPACT_MAX_SEGMENTS + 1).keys()],
+    );
   }));
 
 Deno.test("revision is monotonic even when the clock stalls or goes backwards (I3)", () =>

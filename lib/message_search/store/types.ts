@@ -1,9 +1,14 @@
 /**
- * The shard store's on-disk types. Layout under the store root (`…/message_search/v1`):
+ * The shard store's on-disk types. Layout under the store root (`…/message_search/v2`):
  *   manifest.json           the manifest snapshot, replaced by atomic rename
  *   manifest.journal        publishes since the snapshot, one delta line each (journal.ts)
  *   writer.lock             advisory writer lock (flock; efficiency, not correctness)
- *   generations/<h16>.json  immutable, content-named shard segments
+ *   summaries.pack          every generation's summary, a cache (summary_pack.ts)
+ *   generations/<h16>.seg   immutable, content-named binary shard segments (segment_layout.ts)
+ * The directory name is the manifest's shape: `v1` held JSON generations named `.json`,
+ * and a binary that knows only v1 treats any other generation name as a corrupt manifest
+ * (it would quarantine ours and write its own), so the binary format lives in `v2` and
+ * never meets an older binary; `v1` is never read here.
  * A session's shard is the ordered list of segments its manifest entry names; records and
  * marks concatenate in that order. Generations are durable before the manifest that names
  * them; GC deletes only what no manifest references (plus a grace period for in-flight
@@ -20,21 +25,27 @@
  * deleted, or it leaves the retention window.
  */
 import { z } from "zod";
-import { MarkSchema, MessageRecordSchema, SOURCES } from "../record.ts";
+import { type MessageRecord, SOURCES, type SupersessionMark } from "../record.ts";
 import { FileCursorSchema } from "../cursor_types.ts";
 
 export const MANIFEST_SCHEMA = 1;
-export const SEGMENT_SCHEMA = 1;
+/** The segment file format (segment_layout.ts); 1 was JSON (store `v1`). */
+export const SEGMENT_SCHEMA = 2;
 
-/** One immutable generation file: a segment of one session's shard. */
-export const ShardSegmentSchema = z.object({
-  schema: z.literal(SEGMENT_SCHEMA),
-  parser_version: z.number().int().nonnegative(),
-  key: z.string(),
-  records: z.array(MessageRecordSchema),
-  marks: z.array(MarkSchema),
-});
-export type ShardSegment = z.infer<typeof ShardSegmentSchema>;
+/** One generation's content: what encodeSegment writes and decodeRecords reads back. */
+export interface ShardSegment {
+  schema: typeof SEGMENT_SCHEMA;
+  parser_version: number;
+  key: string;
+  records: MessageRecord[];
+  marks: SupersessionMark[];
+}
+
+/** A segment file's exact bytes and its content name (`<hash16>.seg`): encodeSegment's result. */
+export interface EncodedSegment {
+  bytes: Uint8Array;
+  name: string;
+}
 
 /** Display facts about a session, carried in the manifest so listings need no shard load. */
 export const EntryMetaSchema = z.object({
@@ -49,8 +60,8 @@ export type EntryMeta = z.infer<typeof EntryMetaSchema>;
 export const ManifestEntrySchema = z.object({
   source: z.enum(SOURCES),
   session_id: z.string().min(1),
-  /** Segment file names (`<hash16>.json`), in order. */
-  generations: z.array(z.string().regex(/^[0-9a-f]{16}\.json$/)),
+  /** Segment file names (`<hash16>.seg`), in order. */
+  generations: z.array(z.string().regex(/^[0-9a-f]{16}\.seg$/)),
   records: z.number().int().nonnegative(),
   newest_ts_ms: z.number().int(),
   oldest_ts_ms: z.number().int(),
@@ -118,7 +129,16 @@ export interface ShardUpdate {
   source: z.infer<typeof ManifestEntrySchema>["source"];
   session_id: string;
   base: string[] | null;
-  segment?: { records: z.infer<typeof MessageRecordSchema>[]; marks: z.infer<typeof MarkSchema>[] };
+  /** The records and marks to add (replace/append need this or `encoded`). */
+  segment?: { records: MessageRecord[]; marks: SupersessionMark[] };
+  /**
+   * The segment already encoded (encodeSegment, e.g. in an extraction worker, with this
+   * store's parser version and this key): written as is when no merge is needed. Checked
+   * before writing — its name must be the hash of its bytes and its header must name this
+   * key and parser version — else the update is rejected as "invalid". When both are
+   * given, `encoded` is authoritative and `segment` is not re-encoded.
+   */
+  encoded?: EncodedSegment;
   cursors?: ManifestEntry["cursors"];
   state?: unknown;
   source_watermark?: number;

@@ -13,17 +13,26 @@
  * §0.4 measures. Two consequences keep it sound:
  *  - writer.lock is never deleted or replaced: a contender that recreated the file would
  *    lock a different inode and two writers would both "hold" the lock;
- *  - the `{pid, acquired_at_ms}` JSON inside is informational only (shown in
- *    LockHeldError); it may be stale after a crash and nothing trusts it.
+ *  - taking the lock writes nothing (issue 16: a no-op sweep writes 0 bytes; the file
+ *    used to be rewritten with `{pid, acquired_at_ms}` on every acquisition, 43 B per
+ *    no-op `intendant index`). The holder named in LockHeldError comes from the kernel's
+ *    own table instead (/proc/locks: the pid holding a FLOCK on the file's dev+ino),
+ *    which is exact and never stale; where it cannot be read (not Linux, or a profile
+ *    that does not grant it) the error simply names no pid. Content left in the file by
+ *    an older version is ignored.
  * The lock file is opened directly, not through the injectable Fs: Fs has no lock
  * operation and the file carries no store data. It is opened with the durable creation
  * hygiene (created O_EXCL, or an existing regular single-link file with its dev+ino
- * re-checked) and its holder info read through the contained reader, capped: a symlink
- * planted at its name (to /dev/zero, or to a file outside that the holder info would
- * truncate) is refused with a ContainmentError, never followed (reliability C1, F5).
+ * re-checked): a symlink planted at its name (to /dev/zero, or to a file outside) is
+ * refused with a ContainmentError, never followed (reliability C1, F5).
  */
 import { join } from "node:path";
-import { openRegularFileSync, readContained } from "../../durable/mod.ts";
+import {
+  type FileIdentity,
+  flockHolder,
+  identityOf,
+  openRegularFileSync,
+} from "../../durable/mod.ts";
 import { LockHeldError } from "../../errors.ts";
 
 export const LOCK_FILE = "writer.lock";
@@ -59,18 +68,18 @@ export async function holdLock(root: string, options: HoldLockOptions = {}): Pro
   for (;;) {
     const file = openRegularFileSync(root, LOCK_FILE, { root, mode: 0o600 });
     let locked = false;
+    let id: FileIdentity | null = null;
     try {
       locked = await file.tryLock(true);
+      if (!locked) id = identityOf(file);
     } finally {
       if (!locked) file.close();
     }
-    if (locked) {
-      await recordHolder(file);
-      return handleFor(path, file);
-    }
+    if (locked) return handleFor(path, file);
     if (Date.now() >= deadline) {
+      const holder = id ? await flockHolder(id) : null;
       throw new LockHeldError(
-        `Writer lock "${path}" is held by another writer${await describeHolder(path)}: ` +
+        `Writer lock "${path}" is held by another writer${holder ? ` (pid ${holder})` : ""}: ` +
           `not acquired within ${wait} ms`,
       );
     }
@@ -96,32 +105,4 @@ function handleFor(path: string, file: Deno.FsFile): LockHandle {
       }
     },
   };
-}
-
-/** Best effort: the holder info is a debugging aid, so a failed write must not fail the lock. */
-async function recordHolder(file: Deno.FsFile): Promise<void> {
-  const info = JSON.stringify({ pid: Deno.pid, acquired_at_ms: Date.now() }) + "\n";
-  try {
-    await file.truncate(0);
-    await file.write(new TextEncoder().encode(info));
-  } catch (err) {
-    // ENOSPC/EIO on a 40-byte informational write: the lock itself is held; carry on.
-    void err;
-  }
-}
-
-/** The holder info is ~40 bytes; anything past this is not ours. */
-const HOLDER_INFO_MAX_BYTES = 4096;
-
-async function describeHolder(path: string): Promise<string> {
-  try {
-    const r = await readContained(path, { maxBytes: HOLDER_INFO_MAX_BYTES });
-    if (!r.ok) return "";
-    const info = JSON.parse(new TextDecoder().decode(r.bytes)) as { pid?: unknown };
-    return typeof info.pid === "number" ? ` (pid ${info.pid})` : "";
-  } catch (err) {
-    // Empty or half-written info (the holder is mid-write, or crashed before writing).
-    void err;
-    return "";
-  }
 }

@@ -7,11 +7,9 @@ import { holdLock, LOCK_FILE } from "./writer_lock.ts";
 
 const CHILD = new URL("../../../tests/helpers/store_child.ts", import.meta.url).pathname;
 
-Deno.test("holdLock() excludes a second holder until release, and records the holder", () =>
+Deno.test("holdLock() excludes a second holder until release, and names the holder", () =>
   withTempDir(async (root) => {
     const a = await holdLock(root);
-    const info = JSON.parse(await Deno.readTextFile(join(root, LOCK_FILE)));
-    assert.equal(info.pid, Deno.pid);
     await assert.rejects(holdLock(root), (err: Error) => {
       assert.ok(err instanceof LockHeldError);
       assert.match(err.message, new RegExp(`held by another writer \\(pid ${Deno.pid}\\)`));
@@ -38,12 +36,44 @@ Deno.test("a SIGKILLed holder's lock is free at once: no stale takeover needed (
       if (done) throw new Error(`child exited early: "${out}"`);
       out += new TextDecoder().decode(value);
     }
-    await assert.rejects(holdLock(root), LockHeldError);
+    // The holder is named from the kernel's lock table, not from the file's content.
+    await assert.rejects(holdLock(root), (err: Error) => {
+      assert.ok(err instanceof LockHeldError);
+      assert.match(err.message, new RegExp(`\\(pid ${child.pid}\\)`));
+      return true;
+    });
     child.kill("SIGKILL");
     await child.status;
     reader.releaseLock();
     await child.stdout.cancel();
     (await holdLock(root)).release();
+  }));
+
+Deno.test("taking and releasing the lock writes nothing: the file keeps its bytes and mtime (issue 16)", () =>
+  withTempDir(async (root) => {
+    const path = join(root, LOCK_FILE);
+    (await holdLock(root)).release();
+    assert.equal((await Deno.stat(path)).size, 0, "a new lock file stays empty");
+    // A file left by an older version (it wrote {pid, acquired_at_ms} per acquisition) is
+    // neither rewritten nor trusted.
+    await Deno.writeTextFile(path, JSON.stringify({ pid: 999_999_999, acquired_at_ms: 0 }));
+    const old = new Date(Date.now() - 60_000);
+    await Deno.utime(path, old, old);
+    const before = await Deno.stat(path);
+    for (let i = 0; i < 5; i++) (await holdLock(root)).release();
+    const after = await Deno.stat(path);
+    assert.equal(after.size, before.size);
+    assert.equal(after.mtime?.getTime(), before.mtime?.getTime());
+    const a = await holdLock(root);
+    try {
+      await assert.rejects(holdLock(root), (err: Error) => {
+        assert.match(err.message, new RegExp(`\\(pid ${Deno.pid}\\)`));
+        assert.doesNotMatch(err.message, /999999999/);
+        return true;
+      });
+    } finally {
+      a.release();
+    }
   }));
 
 /** Plants a lock file that looks abandoned: dead pid, hour-old mtime. */

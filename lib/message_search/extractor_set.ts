@@ -1,0 +1,72 @@
+/**
+ * The five extractors built from one set of roots, and the store-wide parser version.
+ * Split from wiring.ts so the extraction worker (pool/worker_main.ts) can rebuild exactly
+ * the extractors the main thread uses without importing the store, the indexer or the
+ * configuration: a worker receives plain, serializable roots and calls the same
+ * {@link buildExtractors}.
+ *
+ * Every extractor built here is registered with its roots ({@link poolSpecOf}): that is
+ * what lets the indexer hand its extract calls to a worker, which rebuilds the same
+ * extractor from the same roots. An extractor built any other way (a test double) has no
+ * spec and always runs in the indexer's thread.
+ */
+import { join } from "node:path";
+import { createIntendantExtractor, INTENDANT_PARSER_VERSION } from "./extract/intendant.ts";
+import { CODEX_PARSER_VERSION, createCodexExtractor } from "./extract/codex.ts";
+import { createPiExtractor, PI_PARSER_VERSION } from "./extract/pi.ts";
+import { createKimiExtractor, KIMI_PARSER_VERSION } from "./extract/kimi.ts";
+import { CLAUDE_PARSER_VERSION, createClaudeExtractor } from "./extract/claude.ts";
+import type { Extractor } from "./extract/types.ts";
+import type { ExternalSource, SourceRoots } from "./roots.ts";
+import { SEGMENT_SCHEMA } from "./store/types.ts";
+
+/**
+ * The store-wide parser version: what a shard is derived by — each extractor's rules and
+ * the segment format (SEGMENT_SCHEMA: 2 since issue 16's binary segments). Each term only
+ * ever increases, so their sum does too: any change rebuilds the index (never an older
+ * parser clobbering).
+ */
+export const PARSER_VERSION = INTENDANT_PARSER_VERSION + CODEX_PARSER_VERSION + PI_PARSER_VERSION +
+  KIMI_PARSER_VERSION + CLAUDE_PARSER_VERSION + SEGMENT_SCHEMA;
+
+/**
+ * How a worker rebuilds an extractor: the roots it was built from, and the module whose
+ * `buildExtractors(roots)` builds it (null = this module's). Plain data (structured-clone
+ * safe). A factory URL is how tests put a fault-injecting extractor on the pool; the
+ * production wiring never sets one.
+ */
+export interface PoolSpec {
+  roots: SourceRoots;
+  factory: string | null;
+}
+
+const SPECS = new WeakMap<Extractor, PoolSpec>();
+
+/** Marks `extractors` as rebuildable in a worker from `spec`; returns them. */
+export function registerPoolable(extractors: Extractor[], spec: PoolSpec): Extractor[] {
+  for (const ex of extractors) SPECS.set(ex, spec);
+  return extractors;
+}
+
+/** The spec a worker rebuilds `ex` from, or null when it must run in this thread. */
+export function poolSpecOf(ex: Extractor): PoolSpec | null {
+  return SPECS.get(ex) ?? null;
+}
+
+function homesOf(roots: SourceRoots, source: ExternalSource): string[] {
+  return roots.homes.filter((h) => h.source === source).map((h) => h.path);
+}
+
+/** Builds the extractors for one set of roots (one per source, in sweep order). */
+export function buildExtractors(roots: SourceRoots): Extractor[] {
+  return registerPoolable([
+    createIntendantExtractor({ logsDir: roots.logsDir }),
+    createCodexExtractor({ homes: homesOf(roots, "codex") }),
+    // Claude homes are CLAUDE_CONFIG_DIR roots (or staged entries holding projects/).
+    createClaudeExtractor({
+      projectRoots: homesOf(roots, "claude-code").map((h) => join(h, "projects")),
+    }),
+    createKimiExtractor({ homes: homesOf(roots, "kimi") }),
+    createPiExtractor({ agentDirs: homesOf(roots, "pi") }),
+  ], { roots: structuredClone(roots), factory: null });
+}
