@@ -20,6 +20,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import { SOURCE_TABLE } from "./lib/message_search/source_table.ts";
 
 const ROOT = dirname(fileURLToPath(import.meta.url));
 export const UI_GEN_PATH = join(ROOT, "ui", "gen", "bundle.ts");
@@ -45,13 +46,26 @@ export async function buildUi(): Promise<{ html: string; js: string; gzipBytes: 
     const js = r.outputFiles[0]!.text;
     const css = await Deno.readTextFile(join(ROOT, "ui", "styles.css"));
     const template = await Deno.readTextFile(join(ROOT, "ui", "index.html"));
-    const html = template.replace("/*STYLES*/", minifyCss(css));
+    const html = template.replace("/*STYLES*/", minifyCss(css + sourceColourCss()));
     const gzipBytes = gzipSync(new TextEncoder().encode(html)).length +
       gzipSync(new TextEncoder().encode(js)).length;
     return { html, js, gzipBytes };
   } finally {
     await esbuild.stop();
   }
+}
+
+/**
+ * The source badge colours, one rule set per source-table row: `--s-<id>` per theme and
+ * the `.src-<id>` class that components put on a source's badge and chips.
+ */
+function sourceColourCss(): string {
+  const rows = Object.values(SOURCE_TABLE);
+  const vars = (theme: "light" | "dark") =>
+    rows.map((r) => `--s-${r.id}: ${r.colour[theme]};`).join(" ");
+  return `\n:root { ${vars("light")} }\n` +
+    `@media (prefers-color-scheme: dark) { :root { ${vars("dark")} } }\n` +
+    rows.map((r) => `.src-${r.id} { --c: var(--s-${r.id}); }`).join("\n") + "\n";
 }
 
 function minifyCss(css: string): string {

@@ -61,8 +61,8 @@ Deno.test("/api/coverage carries the first sweep's progress while building, and 
       const done = await ask();
       assert.equal(done.state, "ready");
       assert.equal(done.sweep_progress, null);
-      assert.equal(done.sources.intendant.sessions, SESSIONS);
-      assert.ok(done.sources.intendant.records >= SESSIONS * 2);
+      assert.equal(done.sources.intendant!.sessions, SESSIONS);
+      assert.ok(done.sources.intendant!.records >= SESSIONS * 2);
     } finally {
       await daemon.shutdown();
     }

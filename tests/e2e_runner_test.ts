@@ -189,8 +189,10 @@ Deno.test("askHuman waits for `ctl answer`; the answer becomes a user message an
     const run = spawnIntendant(root, ["run", "--mock-script", script, "Release it"]);
     const dir = await run.dir;
     await waitFor(() => exists(join(dir, "human_question")), 20_000, "human_question");
-    const meta = JSON.parse(Deno.readTextFileSync(join(dir, "session_meta.json")));
-    assert.equal(meta.status, "waiting");
+    // The question file and the meta's status are two writes: the status follows within
+    // moments (under the parallel suite, the meta could still say running when read at once).
+    const status = () => JSON.parse(Deno.readTextFileSync(join(dir, "session_meta.json"))).status;
+    await waitFor(() => status() === "waiting", 10_000, "status waiting");
     const id = dir.split("/").at(-1)!;
     const ans = await runIntendant(root, ["ctl", "answer", id.slice(0, 8), "release/2.0"]);
     assert.equal(ans.code, 0, ans.stderr);

@@ -205,7 +205,10 @@ Deno.test({
           const run = await backfill({
             workers: 2,
             extractors: (r) => faultyExtractors(r, plan),
-            pool: { livenessMs: 400, pingEveryMs: 100 },
+            // 4 s: short enough to keep the step quick, long enough that a healthy worker
+            // busy with a unit on 2 cores shared with the parallel suite still answers
+            // (400 ms declared a live worker dead under load: crashes 2 instead of 1).
+            pool: { livenessMs: 4_000, pingEveryMs: 250 },
           });
           assert.deepEqual(errorsOf(run.report), []);
           assert.equal(run.report.extraction.crashes, 1);

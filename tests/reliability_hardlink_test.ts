@@ -137,7 +137,7 @@ Deno.test("F1: hardlinked sidecars, spines and metas are never indexed, served o
     }
     // Coverage counts them: the spans and metas per shard, the spines at discovery.
     const coverage = indexerCoverage(await store.readManifest(), { indexer, windowDays: null });
-    const skipped = coverage.sources.intendant.skipped;
+    const skipped = coverage.sources.intendant!.skipped;
 
     // Negative control: the naive reader (lstat + open + dev/ino, no nlink) reads them all.
     let controlRead = 0;

@@ -300,7 +300,7 @@ Deno.test("D11/D12: a canary query never reaches any log or state file; no-store
       `q=${canary}&limit=0`,
       `q=${canary}&limit=abc`,
       `q=${canary}&cursor=garbage`,
-      `q=${canary}&source=gemini`,
+      `q=${canary}&source=aider`,
       `q=${canary}&since=notatime`,
       `q=${canary}&bogus=1`,
       `q=${canary}&cursor=${"A".repeat(5000)}`,

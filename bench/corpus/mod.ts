@@ -70,7 +70,7 @@ export function homesOf(dir: string): CorpusHomes {
 }
 
 /** Largest tool output per source (Kimi refuses records over 2 MiB, fail-closed). */
-const TOOL_CAP: Record<Source, number> = {
+const TOOL_CAP: Partial<Record<Source, number>> = {
   "claude-code": 1 << 20,
   codex: 1 << 20,
   pi: 1 << 20,
@@ -145,7 +145,7 @@ export async function generateCorpus(o: CorpusOptions, nowMs: number): Promise<C
   const sessions: WrittenSession[] = [];
   let lastLog = performance.now();
   for (const plan of plans) {
-    const turns = scriptSession(plan, prose, tools, { toolCap: TOOL_CAP[plan.source] });
+    const turns = scriptSession(plan, prose, tools, { toolCap: TOOL_CAP[plan.source] ?? 1 << 20 });
     sessions.push(await writeSession(homes, plan, turns));
     if (performance.now() - lastLog > 5000) {
       lastLog = performance.now();
@@ -187,5 +187,8 @@ function writeSession(
       return writeKimi(homes.kimi, plan, turns);
     case "intendant":
       return writeIntendant(homes.logsDir, plan, turns);
+    default:
+      // A source without a corpus writer yet is given no share (plan.ts).
+      throw new RangeError(`No corpus writer for source "${plan.source}"`);
   }
 }

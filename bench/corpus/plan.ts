@@ -15,12 +15,12 @@ export interface Preset {
   /** Indexed prose messages (user + assistant records), huge sessions included. */
   messages: number;
   /** Share of the non-huge sessions per source. */
-  shares: Record<Source, number>;
+  shares: Partial<Record<Source, number>>;
   /** A few huge sessions (messages each), placed first. */
   huge: { source: Source; messages: number }[];
 }
 
-const SHARES: Record<Source, number> = {
+const SHARES: Partial<Record<Source, number>> = {
   "claude-code": 0.42,
   codex: 0.3,
   pi: 0.12,
@@ -128,13 +128,18 @@ export function planSessions(p: Preset, seed: number, nowMs: number): SessionPla
   return plans;
 }
 
-function pickByShare(sources: Source[], shares: Record<Source, number>, i: number, n: number) {
+function pickByShare(
+  sources: Source[],
+  shares: Partial<Record<Source, number>>,
+  i: number,
+  n: number,
+) {
   const u = (i + 0.5) / n;
   let acc = 0;
   // Stride through sources so neighbours differ: position within each share band.
   const x = (u * 7.31) % 1;
   for (const s of sources) {
-    acc += shares[s];
+    acc += shares[s] ?? 0;
     if (x < acc) return s;
   }
   return sources.at(-1)!;

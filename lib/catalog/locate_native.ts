@@ -18,7 +18,7 @@
  * and confirmed by deriving the row from its line, so a jump reads a handful of lines.
  */
 import { capText, hash16Of, type Locator } from "../message_search/mod.ts";
-import type { LogEvent } from "../session_log/mod.ts";
+import { legacyFollowUp, legacyTaskText, type LogEvent } from "../session_log/mod.ts";
 import type { NativeSpine } from "./native_page.ts";
 import type { NativeRow } from "./native_rows.ts";
 import { spanForHash } from "./native_text.ts";
@@ -30,7 +30,6 @@ export type Anchor =
   | { state: "stale"; reason: string }
   | { state: "unavailable"; reason: string };
 
-const FOLLOW_UP = /^Round (\d+) follow-up: ([\s\S]*)$/;
 type Data = Record<string, unknown>;
 
 const stale = (reason: string): Anchor => ({ state: "stale", reason });
@@ -214,12 +213,10 @@ async function legacyEvent(
 function legacyUserText(m: NativeSpine, i: number, ev: LogEvent): string | null {
   const d = (ev.data ?? {}) as Data;
   if (ev.event === "session_started") {
-    if (typeof d.task === "string") return d.task;
-    if (ev.message !== undefined) return ev.message;
-    return m.index.firstStarted === i ? m.metaTask : null;
+    return legacyTaskText(ev, { firstStarted: m.index.firstStarted === i, metaTask: m.metaTask });
   }
   if (ev.event === "steer_requested") return typeof d.text === "string" ? d.text : null;
-  if (ev.event === "info" && ev.message) return FOLLOW_UP.exec(ev.message)?.[2] ?? null;
+  if (ev.event === "info") return legacyFollowUp(ev.message)?.text ?? null;
   return null;
 }
 

@@ -10,8 +10,8 @@
  * A line that no longer parses (the file was rewritten under a reader) derives a row
  * with its kind and line only: the next request rebuilds the index.
  */
-import type { LogEvent } from "../session_log/mod.ts";
-import { FOLLOW_UP, type NativeRow, pick, PLAIN } from "./native_rows.ts";
+import { legacyFollowUp, type LogEvent } from "../session_log/mod.ts";
+import { type NativeRow, pick, PLAIN } from "./native_rows.ts";
 import type { NativeTool } from "./native_tools.ts";
 import type { Refusal, SafeFile } from "./safe_fs.ts";
 import { approvalFacts } from "./spine_approvals.ts";
@@ -171,8 +171,8 @@ export class NativeSpine {
         return user(text, { provenance: "steer", steer_id: d.steer_id });
       }
       case VARIANT.followUp: {
-        const m = FOLLOW_UP.exec(ev.message ?? "");
-        return user(m?.[2], { provenance: "follow_up", round: Number(m?.[1]) });
+        const f = legacyFollowUp(ev.message);
+        return user(f?.text, { provenance: "follow_up", round: Number(f?.round) });
       }
       default:
         return row({}, ev.turn === undefined ? {} : { turn: ev.turn });

@@ -6,7 +6,8 @@
  * diagnostic model_response twin is the row, and lends it the seq); new-era
  * session_started/steer_delivered/info lines are diagnostics of canonical user rows.
  * Legacy user text comes from session_started tasks, delivered steers and
- * "Round N follow-up:" info lines, as the extractor reads it. Commands render once, as
+ * "Round N follow-up:" info lines: the native-era rules of session_log/native_era.ts,
+ * which the extractor and the transcript rebuild read too. Commands render once, as
  * tool calls of their turn's assistant row or of a `tool_calls` row (native_tools.ts):
  * agent_input, approvals that let a command run, command_started/finished and
  * agent_output make no rows of their own. context_snapshot events are compact rows (the
@@ -22,7 +23,11 @@
 import {
   createEpochInferrer,
   type EpochInferrer,
+  isLegacyAt,
+  legacyFollowUp,
+  legacyTaskText,
   type LogEvent,
+  nativeEraOf,
   type ReadEvent,
 } from "../session_log/mod.ts";
 import { type ApprovalFold, foldApprovals, type NativeTool, ToolGroups } from "./native_tools.ts";
@@ -43,8 +48,6 @@ export interface NativeRow {
   tools?: NativeTool[];
 }
 
-/** A legacy follow-up's info line: its round and the user's text. */
-export const FOLLOW_UP = /^Round (\d+) follow-up: ([\s\S]*)$/;
 type Data = Record<string, unknown>;
 type RowFn = (kind: string, extra?: Partial<NativeRow>, more?: Data) => NativeRow;
 /** Events that only feed tool calls (native_tools.ts): they render no row of their own. */
@@ -59,10 +62,7 @@ const str = (v: unknown): string | undefined => (typeof v === "string" ? v : und
 
 /** Index of the epoch marker, or -1; and whether the file has any canonical row. */
 export function eraOf(events: readonly ReadEvent[]): { epochAt: number; canonical: boolean } {
-  return {
-    epochAt: events.findIndex((e) => e.event.event === "conversation_message_epoch"),
-    canonical: events.some((e) => e.event.event === "conversation_message"),
-  };
+  return nativeEraOf(events);
 }
 
 /** Rows that need no state: kind, shown text and detail fields per event name. */
@@ -204,7 +204,10 @@ class RowBuilder {
           {},
           pick(d, ["provider", "model", "autonomy", "round", "resumed", "task"]),
         );
-        const task = str(d.task) ?? ev.message ?? (this.#started === 1 ? this.metaTask : null);
+        const task = legacyTaskText(ev, {
+          firstStarted: this.#started === 1,
+          metaTask: this.metaTask,
+        });
         if (legacy && task) user(task, { provenance: "task" });
         return;
       }
@@ -217,8 +220,8 @@ class RowBuilder {
         return;
       }
       case "info": {
-        const m = legacy && ev.message ? FOLLOW_UP.exec(ev.message) : null;
-        if (m) user(m[2]!, { provenance: "follow_up", round: Number(m[1]) });
+        const f = legacy ? legacyFollowUp(ev.message) : null;
+        if (f) user(f.text, { provenance: "follow_up", round: f.round });
         return;
       }
     }
@@ -233,7 +236,7 @@ export function buildNativeRows(
   const { epochAt, canonical } = eraOf(events);
   const b = new RowBuilder(events, o.metaTask, o.createdAtMs);
   events.forEach(({ event, lineNo }, i) =>
-    b.add(event, lineNo, epochAt >= 0 ? i < epochAt : !canonical, i)
+    b.add(event, lineNo, isLegacyAt({ epochAt, canonical }, i), i)
   );
   b.tools.finish();
   return b.rows;

@@ -14,8 +14,14 @@
  * not made), `feed` answers "restart": the caller rebuilds from the first line with the
  * era it now knows — at most twice per spine, since each fact is learnt once.
  */
-import { createEpochInferrer, type EpochInferrer, type LogEvent } from "../session_log/mod.ts";
-import { FOLLOW_UP, PLAIN, TOOL_EVENTS } from "./native_rows.ts";
+import {
+  createEpochInferrer,
+  type EpochInferrer,
+  legacyFollowUp,
+  legacyTaskText,
+  type LogEvent,
+} from "../session_log/mod.ts";
+import { PLAIN, TOOL_EVENTS } from "./native_rows.ts";
 import { ApprovalFold } from "./spine_approvals.ts";
 import { mapBytes } from "./spine_columns.ts";
 import { FLAG, KIND, type SpineIndex, textHash, VARIANT } from "./spine_index.ts";
@@ -223,7 +229,7 @@ export class SpineIndexBuilder {
         this.#started++;
         this.#row(at, KIND.session_start!, VARIANT.sessionStart, 0);
         const first = this.#started === 1;
-        const task = str(d.task) ?? ev.message ?? (first ? this.inputs.metaTask : null);
+        const task = legacyTaskText(ev, { firstStarted: first, metaTask: this.inputs.metaTask });
         if (!task) return;
         if (!legacy) return void this.#legacyCandidates++;
         this.#legacyRows++;
@@ -248,11 +254,11 @@ export class SpineIndexBuilder {
         return;
       }
       case "info": {
-        const m = ev.message ? FOLLOW_UP.exec(ev.message) : null;
-        if (!m) return;
+        const f = legacyFollowUp(ev.message);
+        if (!f) return;
         if (!legacy) return void this.#legacyCandidates++;
         this.#legacyRows++;
-        this.#row(at, KIND.message!, VARIANT.followUp, FLAG.user, m[2]!);
+        this.#row(at, KIND.message!, VARIANT.followUp, FLAG.user, f.text);
         return;
       }
     }

@@ -8,7 +8,8 @@
  * sessions written before the message lane can ever yield. Quarantined shards hold no
  * records, so they count in no source's sessions/records.
  */
-import { type Source, SOURCES } from "./record.ts";
+import { WIRED_SOURCES } from "./extract/mod.ts";
+import type { Source } from "./record.ts";
 import type { Manifest, ShardDamage } from "./store/types.ts";
 import type { SweepReport } from "./indexer.ts";
 import type { DegradedReason } from "./query/types.ts";
@@ -52,7 +53,8 @@ export interface Coverage {
   window_days: number | null;
   revision: number;
   last_sweep_at_ms: number | null;
-  sources: Record<Source, SourceCoverage>;
+  /** The wired sources (extract/mod.ts), plus any other source the store holds shards of. */
+  sources: Partial<Record<Source, SourceCoverage>>;
   degraded: DegradedCoverage;
   legacy: { ask_human_answers: "none"; follow_ups: "best_effort"; note: string };
 }
@@ -103,12 +105,14 @@ export function buildCoverage(
     pendingDamage?: readonly ShardDamage[];
   },
 ): Coverage {
-  const sources = Object.fromEntries(SOURCES.map((s) => [s, empty()])) as Record<
-    Source,
-    SourceCoverage
+  // Every source with an extractor is listed (zero counts say "none found"); a source
+  // without one appears only if the store holds shards of it (an index built by a build
+  // that had its extractor).
+  const sources = Object.fromEntries(WIRED_SOURCES.map((s) => [s, empty()])) as Partial<
+    Record<Source, SourceCoverage>
   >;
   for (const e of Object.values(manifest.sessions)) {
-    const c = sources[e.source];
+    const c = sources[e.source] ??= empty();
     // A shard published empty (a session that blew a bound) still reports why.
     for (const [k, n] of Object.entries(e.skipped)) c.skipped[k] = (c.skipped[k] ?? 0) + n;
     if (e.records === 0) continue;

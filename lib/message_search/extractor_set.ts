@@ -1,5 +1,6 @@
 /**
- * The five extractors built from one set of roots, and the store-wide parser version.
+ * The extractors (extract/mod.ts `SOURCE_PLUGINS`) built from one set of roots, and the
+ * store-wide parser version.
  * Split from wiring.ts so the extraction worker (pool/worker_main.ts) can rebuild exactly
  * the extractors the main thread uses without importing the store, the indexer or the
  * configuration: a worker receives plain, serializable roots and calls the same
@@ -10,13 +11,7 @@
  * extractor from the same roots. An extractor built any other way (a test double) has no
  * spec and always runs in the indexer's thread.
  */
-import { join } from "node:path";
-import { createIntendantExtractor, INTENDANT_PARSER_VERSION } from "./extract/intendant.ts";
-import { CODEX_PARSER_VERSION, createCodexExtractor } from "./extract/codex.ts";
-import { createPiExtractor, PI_PARSER_VERSION } from "./extract/pi.ts";
-import { createKimiExtractor, KIMI_PARSER_VERSION } from "./extract/kimi.ts";
-import { CLAUDE_PARSER_VERSION, createClaudeExtractor } from "./extract/claude.ts";
-import type { Extractor } from "./extract/types.ts";
+import { type Extractor, SOURCE_PLUGINS } from "./extract/mod.ts";
 import type { ExternalSource, SourceRoots } from "./roots.ts";
 import { SEGMENT_SCHEMA } from "./store/types.ts";
 
@@ -26,8 +21,8 @@ import { SEGMENT_SCHEMA } from "./store/types.ts";
  * ever increases, so their sum does too: any change rebuilds the index (never an older
  * parser clobbering).
  */
-export const PARSER_VERSION = INTENDANT_PARSER_VERSION + CODEX_PARSER_VERSION + PI_PARSER_VERSION +
-  KIMI_PARSER_VERSION + CLAUDE_PARSER_VERSION + SEGMENT_SCHEMA;
+export const PARSER_VERSION = SOURCE_PLUGINS.reduce((n, p) => n + p.parserVersion, 0) +
+  SEGMENT_SCHEMA;
 
 /**
  * How a worker rebuilds an extractor: the roots it was built from, and the module whose
@@ -57,16 +52,15 @@ function homesOf(roots: SourceRoots, source: ExternalSource): string[] {
   return roots.homes.filter((h) => h.source === source).map((h) => h.path);
 }
 
-/** Builds the extractors for one set of roots (one per source, in sweep order). */
+/** Builds the extractors for one set of roots (one per registered source, in sweep order). */
 export function buildExtractors(roots: SourceRoots): Extractor[] {
-  return registerPoolable([
-    createIntendantExtractor({ logsDir: roots.logsDir }),
-    createCodexExtractor({ homes: homesOf(roots, "codex") }),
-    // Claude homes are CLAUDE_CONFIG_DIR roots (or staged entries holding projects/).
-    createClaudeExtractor({
-      projectRoots: homesOf(roots, "claude-code").map((h) => join(h, "projects")),
-    }),
-    createKimiExtractor({ homes: homesOf(roots, "kimi") }),
-    createPiExtractor({ agentDirs: homesOf(roots, "pi") }),
-  ], { roots: structuredClone(roots), factory: null });
+  return registerPoolable(
+    SOURCE_PLUGINS.map((p) =>
+      p.build({
+        logsDir: roots.logsDir,
+        homes: p.source === "intendant" ? [] : homesOf(roots, p.source),
+      })
+    ),
+    { roots: structuredClone(roots), factory: null },
+  );
 }

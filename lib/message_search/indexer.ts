@@ -43,7 +43,7 @@ import {
   type ShardUpdate,
 } from "./store/types.ts";
 import { cursorFingerprint, cursorWatermark, statSource } from "./cursor.ts";
-import type { Extractor, PriorShard, SessionUnit } from "./extract/types.ts";
+import type { Extractor, PriorShard, SessionUnit } from "./extract/mod.ts";
 import type { Source } from "./record.ts";
 import { findDamage, quarantineDamaged } from "./quarantine.ts";
 import {

@@ -11,14 +11,15 @@
 import { join } from "node:path";
 import { ensurePrivateDirSync, removeIfExists, writeFileAtomic } from "../durable/mod.ts";
 import { type ExternalSource, LEASED_ACTIVE_DIR, STAGING_DIR } from "./roots.ts";
+import { SOURCE_TABLE } from "./source_table.ts";
 
-/** Transcript subdirectories of a home, per source (formats.md). */
-export const TRANSCRIPT_SUBDIRS: Record<ExternalSource, string[]> = {
-  codex: ["sessions", "archived_sessions"],
-  "claude-code": ["projects"],
-  kimi: ["sessions"],
-  pi: ["sessions"],
-};
+/** Transcript subdirectories of a home, per source: the source table's rows. */
+export const TRANSCRIPT_SUBDIRS: Readonly<Record<ExternalSource, string[]>> = Object.fromEntries(
+  Object.values(SOURCE_TABLE).filter((r) => r.id !== "intendant").map((r) => [
+    r.id,
+    r.transcriptSubdirs,
+  ]),
+) as Record<ExternalSource, string[]>;
 
 const LEASE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$/;
 

@@ -23,26 +23,38 @@ export type {
   IndexerState,
   SourceCoverage,
 } from "./coverage.ts";
-export { createIntendantExtractor, INTENDANT_PARSER_VERSION } from "./extract/intendant.ts";
-export { SPAN_HASH_MAX_BYTES } from "./extract/intendant_events.ts";
-export { CODEX_PARSER_VERSION, createCodexExtractor } from "./extract/codex.ts";
-export { createPiExtractor, PI_PARSER_VERSION } from "./extract/pi.ts";
-export { createKimiExtractor, KIMI_PARSER_VERSION } from "./extract/kimi.ts";
-export { CLAUDE_PARSER_VERSION, createClaudeExtractor } from "./extract/claude.ts";
+export {
+  CLAUDE_PARSER_VERSION,
+  CODEX_PARSER_VERSION,
+  createClaudeExtractor,
+  createCodexExtractor,
+  createIntendantExtractor,
+  createKimiExtractor,
+  createPiExtractor,
+  INTENDANT_PARSER_VERSION,
+  KIMI_PARSER_VERSION,
+  KIMI_WIRE_MAX_RECORD_BYTES,
+  PI_PARSER_VERSION,
+  SPAN_HASH_MAX_BYTES,
+  WIRED_SOURCES,
+} from "./extract/mod.ts";
 export type {
   Discovery,
   Extractor,
   ExtractOutcome,
   PriorShard,
+  ResumeFacts,
   SessionUnit,
   ShardContent,
-} from "./extract/types.ts";
+  SourceRow,
+} from "./extract/mod.ts";
 export { buildExtractors, createMessageIndex, PARSER_VERSION } from "./wiring.ts";
 export { poolSpecOf, registerPoolable } from "./extractor_set.ts";
 export type { PoolSpec } from "./extractor_set.ts";
 export type { ExtractionReport } from "./pool/mod.ts";
 export type { MessageIndex, MessageIndexOptions } from "./wiring.ts";
 export { resolveSourceRoots } from "./roots.ts";
+export { SOURCE_TABLE, sourceRow } from "./source_table.ts";
 export { sourceLocations } from "./source_locations.ts";
 export type { SourceLocation } from "./source_locations.ts";
 export { sourceIoStats } from "./io_stats.ts";

@@ -14,7 +14,24 @@ import { LocatorSchema } from "./locator.ts";
 /** Longest text kept per record, in UTF-8 bytes. */
 export const RECORD_TEXT_CAP_BYTES = 256 * 1024;
 
-export const SOURCES = ["intendant", "codex", "claude-code", "kimi", "pi"] as const;
+/**
+ * Every source, in a FIXED order: a source's index is stored in segment files, so ids are
+ * only ever appended (issue 17 added the last seven), never reordered or removed.
+ */
+export const SOURCES = [
+  "intendant",
+  "codex",
+  "claude-code",
+  "kimi",
+  "pi",
+  "gemini",
+  "qwen",
+  "copilot",
+  "cursor",
+  "droid",
+  "opencode",
+  "goose",
+] as const;
 export type Source = (typeof SOURCES)[number];
 
 export const MessageRecordSchema = z.object({

@@ -54,7 +54,8 @@ export const StagingRecordSchema = z.object({
 /** Resolves the roots of one sweep. Reads only the state root's own small JSON files. */
 export async function resolveSourceRoots(cfg: ResolvedConfig): Promise<SourceRoots> {
   const homes: SourceHome[] = [];
-  const globals: Record<ExternalSource, string> = {
+  // The machine-global homes of the sources the configuration resolves a home for.
+  const globals: Partial<Record<ExternalSource, string>> = {
     codex: cfg.agentHomes.codex.path,
     "claude-code": cfg.agentHomes.claude.path,
     kimi: cfg.agentHomes.kimi.path,
@@ -63,7 +64,7 @@ export async function resolveSourceRoots(cfg: ResolvedConfig): Promise<SourceRoo
   const homeOnly = cfg.messageSearch.homeOnly;
   if (!homeOnly) {
     for (const [source, path] of Object.entries(globals)) {
-      homes.push({ source: source as ExternalSource, path, origin: "global" });
+      if (path) homes.push({ source: source as ExternalSource, path, origin: "global" });
     }
   }
   for (
@@ -84,7 +85,7 @@ export async function resolveSourceRoots(cfg: ResolvedConfig): Promise<SourceRoo
     const globalHome = globals[p.source];
     // The carve-out: in home-only mode, a persisted home at or inside the machine-global
     // store is the global store by another name.
-    if (homeOnly && isInside(resolve(p.path), resolve(globalHome))) continue;
+    if (homeOnly && globalHome && isInside(resolve(p.path), resolve(globalHome))) continue;
     homes.push({ source: p.source, path: resolve(p.path), origin: "persisted" });
   }
   return { logsDir: cfg.logsDir, homes: dedupeHomes(homes) };

@@ -14,6 +14,13 @@ export type { NewSessionMeta, RuntimeLogs } from "./session_log.ts";
 export { parseEvents, readSessionEvents } from "./read_events.ts";
 export type { ReadEvent, ReadEventsResult } from "./read_events.ts";
 export { buildTranscript, rebuildTranscript } from "./transcript.ts";
+export {
+  isLegacyAt,
+  LEGACY_FOLLOW_UP,
+  legacyFollowUp,
+  legacyTaskText,
+  nativeEraOf,
+} from "./native_era.ts";
 export type { TranscriptEntry } from "./transcript.ts";
 export * from "./names.ts";
 export * from "./discovery.ts";

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { writeFileAtomic } from "../durable/mod.ts";
 import { readSessionSpan } from "./core.ts";
 import { readMeta } from "./meta.ts";
+import { legacyFollowUp } from "./native_era.ts";
 import { TRANSCRIPT_JSONL } from "./paths.ts";
 import { readSessionEvents } from "./read_events.ts";
 import { createEpochInferrer } from "./time.ts";
@@ -21,7 +22,6 @@ export interface TranscriptEntry {
   tools_called?: string[];
 }
 
-const FOLLOW_UP = /^Round (\d+) follow-up: ([\s\S]*)$/;
 const decoder = new TextDecoder();
 
 /** Derives the transcript entries from a session directory's spine. */
@@ -73,8 +73,8 @@ export async function buildTranscript(dir: string): Promise<TranscriptEntry[]> {
         break;
       }
       case "info": {
-        const m = !hasLane && ev.message ? FOLLOW_UP.exec(ev.message) : null;
-        if (m) out.push({ ts, role: "user", text: m[2]! });
+        const f = hasLane ? null : legacyFollowUp(ev.message);
+        if (f) out.push({ ts, role: "user", text: f.text });
         break;
       }
     }

@@ -70,6 +70,8 @@ function write(dir: string, plan: SessionPlan, turns: TurnPlan[]): Promise<Writt
       return writeKimi(h.kimi, plan, turns);
     case "pi":
       return writePi(h.pi, plan, turns);
+    default:
+      throw new RangeError(`No fixture writer for source "${plan.source}"`);
   }
 }
 

@@ -14,7 +14,7 @@ import {
   PARSER_VERSION,
   type Source,
 } from "../../lib/message_search/mod.ts";
-import { KIMI_WIRE_MAX_RECORD_BYTES } from "../../lib/message_search/extract/kimi_limits.ts";
+import { KIMI_WIRE_MAX_RECORD_BYTES } from "../../lib/message_search/mod.ts";
 import { FIXTURES } from "../fixtures/all.ts";
 import { interleave, malformedLines, markersIn, VALID_VARIANTS, validLine } from "./rel2_lines.ts";
 

@@ -165,13 +165,18 @@ export function batchArb(n: number): fc.Arbitrary<Slot[]> {
 }
 
 /** Id-like fields per format (paths into a line object). */
-const ID_FIELDS: Record<Source, string[][]> = {
+const ID_FIELDS: Partial<Record<Source, string[][]>> = {
   intendant: [["data", "message_seq"], ["data", "cut_after_seq"], ["turn"], ["file"]],
   codex: [["payload", "id"], ["payload", "turn_id"], ["payload", "call_id"]],
   "claude-code": [["uuid"], ["parentUuid"], ["sessionId"], ["message", "id"], ["leafUuid"]],
   kimi: [["agentId"], ["event", "uuid"], ["event", "stepUuid"], ["count"]],
   pi: [["id"], ["parentId"], ["parentSession"]],
 };
+
+/** A format's id-like fields; none for a source this mutator does not know yet. */
+function idFieldsOf(source: Source): string[][] {
+  return ID_FIELDS[source] ?? [];
+}
 
 type Json = Record<string, unknown> | unknown[];
 type Path = (string | number)[];
@@ -236,7 +241,7 @@ export function buildBatch(
   // Sources a mutant may copy: the fixture's lines, then each valid line once written.
   const sources: Record<string, unknown>[] = [...o.pool];
   const ids: unknown[] = [];
-  for (const p of o.pool) for (const f of ID_FIELDS[source]) ids.push(getAt(p, f));
+  for (const p of o.pool) for (const f of idFieldsOf(source)) ids.push(getAt(p, f));
   for (const slot of batch) {
     if (slot.kind === "valid") {
       const i = valid.length + 1;
@@ -276,7 +281,7 @@ export function buildBatch(
         const at = m.at % (s.length + 1);
         setAt(obj, p, s.slice(0, at) + m.inject + s.slice(at));
       } else if (m.op === "id") {
-        const f = ID_FIELDS[source][m.which % ID_FIELDS[source].length]!;
+        const f = idFieldsOf(source)[m.which % idFieldsOf(source).length]!;
         const dupOf = m.dup !== null && ids.length ? ids[m.dup % ids.length] : undefined;
         // A copy: a shared sub-object could otherwise make a later line circular.
         setAt(obj, f, structuredClone(dupOf !== undefined ? dupOf : m.value));
@@ -297,7 +302,7 @@ export function buildBatch(
         setAt(obj, p, token);
       }
     }
-    for (const f of ID_FIELDS[source]) ids.push(getAt(obj, f));
+    for (const f of idFieldsOf(source)) ids.push(getAt(obj, f));
     let text = JSON.stringify(obj);
     for (const [token, fragment] of raw) text = text.replace(`"${token}"`, () => fragment);
     let bytes = enc.encode(text);

@@ -24,7 +24,7 @@
  * itself off and every job it still holds rejects with PoolUnavailableError, which the
  * indexer answers by extracting in its own thread.
  */
-import type { Extractor } from "../extract/types.ts";
+import type { Extractor } from "../extract/mod.ts";
 import type { PoolSpec } from "../extractor_set.ts";
 import type { Source } from "../record.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";
@@ -79,6 +79,13 @@ export interface ExtractPoolOptions {
   livenessMs?: number;
   /** How often a busy worker is pinged. @default 2_000 */
   pingEveryMs?: number;
+  /**
+   * How long a worker may take to start (load its module) before it is declared unable
+   * to run; never less than livenessMs. A start is not a unit's work: from a source
+   * checkout under `deno test` the worker's module graph is type-checked first, seconds of
+   * CPU on a loaded machine. @default 60_000
+   */
+  startMs?: number;
 }
 
 /** Counters since the pool was made. */
@@ -125,7 +132,12 @@ export class ExtractPool {
     }
     this.size = o.size;
     this.#source = o.source;
-    this.#o = { livenessMs: o.livenessMs ?? 60_000, pingEveryMs: o.pingEveryMs ?? 2_000 };
+    const livenessMs = o.livenessMs ?? 60_000;
+    this.#o = {
+      livenessMs,
+      pingEveryMs: o.pingEveryMs ?? 2_000,
+      startMs: Math.max(livenessMs, o.startMs ?? 60_000),
+    };
   }
 
   /** Why the pool turned itself off, or null while it can run jobs. */
@@ -304,8 +316,9 @@ export class ExtractPool {
     const now = Date.now();
     for (const slot of [...this.#slots]) {
       if (slot.task === null && slot.ready) continue;
-      if (now - slot.heardAt > this.#o.livenessMs) {
-        this.#crash(slot, `no answer for ${this.#o.livenessMs} ms`);
+      const limit = slot.ready ? this.#o.livenessMs : this.#o.startMs;
+      if (now - slot.heardAt > limit) {
+        this.#crash(slot, `no answer for ${limit} ms`);
       } else slot.worker.postMessage({ type: "ping" } satisfies ToWorker);
     }
   }

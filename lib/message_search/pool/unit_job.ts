@@ -17,7 +17,7 @@ import type {
   PriorShard,
   SessionUnit,
   ShardContent,
-} from "../extract/types.ts";
+} from "../extract/mod.ts";
 import type { MessageRecord } from "../record.ts";
 import { type EncodedSegment, encodeUnitSegment } from "./encode.ts";
 

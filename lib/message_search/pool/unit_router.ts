@@ -14,7 +14,7 @@
  * Source files a worker opened are added to this process's counters (io_stats.ts), so
  * "a no-op sweep opens no source file" stays observable with a pool.
  */
-import type { Extractor } from "../extract/types.ts";
+import type { Extractor } from "../extract/mod.ts";
 import { poolSpecOf } from "../extractor_set.ts";
 import { noteSourceOpens } from "../io_stats.ts";
 import { type ExtractPool, PoolUnavailableError } from "./extract_pool.ts";

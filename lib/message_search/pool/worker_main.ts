@@ -14,7 +14,7 @@
  * worker.
  */
 import { buildExtractors, type PoolSpec } from "../extractor_set.ts";
-import type { Extractor } from "../extract/types.ts";
+import type { Extractor } from "../extract/mod.ts";
 import { sourceIoStats } from "../io_stats.ts";
 import type { Source } from "../record.ts";
 import type { FromWorker, ToWorker } from "./protocol.ts";

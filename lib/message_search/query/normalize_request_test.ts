@@ -41,7 +41,7 @@ Deno.test("bad request fields are RangeError or TypeError naming the field", () 
   for (const limit of [0, 101, 1.5, Number.NaN]) {
     assert.throws(() => normalizeRequest({ q: "ok", limit }), /"limit"/);
   }
-  assert.throws(() => normalizeRequest({ q: "ok", source: ["gemini" as "pi"] }), RangeError);
+  assert.throws(() => normalizeRequest({ q: "ok", source: ["aider" as "pi"] }), RangeError);
   assert.throws(() => normalizeRequest({ q: "ok", role: ["system" as "user"] }), RangeError);
   assert.throws(() => normalizeRequest({ q: "ok", since: Number.NaN }), /"since"/);
   assert.throws(() => normalizeRequest({ q: "ok", until: Infinity }), /"until"/);

@@ -24,13 +24,19 @@
  */
 import { z } from "zod";
 import { applyPatch, diffJson, type Patch, PatchError } from "./json_patch.ts";
+import { checkDelta, checkManifestEntry } from "./manifest_check.ts";
 import { entryJson, plainEntry } from "./resident_entry.ts";
 import { type Manifest, type ManifestEntry, ManifestEntrySchema } from "./types.ts";
 
 export const JOURNAL_FILE = "manifest.journal";
 export const JOURNAL_VERSION = 1;
 
-const DeltaSchema = z.object({
+/**
+ * A delta line's shape: the definition, checked on replay by checkDelta (manifest_check.ts,
+ * the same verdict and value without zod's cost in a cold process; its test holds this
+ * schema as the oracle).
+ */
+export const DeltaSchema = z.object({
   b: z.number().int().nonnegative(),
   r: z.number().int().nonnegative(),
   u: z.number().int(),
@@ -40,7 +46,7 @@ const DeltaSchema = z.object({
   t: z.record(z.string(), z.number().int().nullable()),
   g: z.record(z.string(), z.number().int().nullable()).optional(),
 });
-type Delta = z.infer<typeof DeltaSchema>;
+export type Delta = z.infer<typeof DeltaSchema>;
 
 /** The journal's first line (with its "\n") for a snapshot at `revision`. */
 export function journalHeader(revision: number): string {
@@ -181,8 +187,8 @@ function parseLine(line: string): Delta | null {
   // Map keys are assigned onto plain objects, where "__proto__" would set a prototype
   // instead of adding a key: such a line is hostile, never ours.
   if (hasProtoKey(raw)) return null;
-  const parsed = DeltaSchema.safeParse(raw);
-  return parsed.success ? parsed.data : null;
+  const checked = checkDelta(raw);
+  return checked.ok ? checked.value : null;
 }
 
 function hasProtoKey(raw: unknown): boolean {
@@ -209,9 +215,9 @@ function patchedEntries(m: Manifest, d: Delta): Map<string, ManifestEntry> | nul
       if (err instanceof PatchError) return null;
       throw err;
     }
-    const parsed = ManifestEntrySchema.safeParse(value);
-    if (!parsed.success) return null;
-    out.set(k, parsed.data);
+    const checked = checkManifestEntry(value);
+    if (!checked.ok) return null;
+    out.set(k, checked.value);
   }
   return out;
 }

@@ -16,7 +16,8 @@
  *    is corrupt whatever parser_version it claims.
  * Reading (issue 16): the snapshot is parsed one session entry at a time — the object's
  * members are found as byte ranges (json_members.ts), each entry's bytes are decoded,
- * JSON.parse'd and checked with ManifestEntrySchema on their own, and kept as a
+ * JSON.parse'd and checked on their own (checkManifestEntry: ManifestEntrySchema's
+ * verdict and value, without zod's cost in a cold process), and kept as a
  * ResidentEntry (resident_entry.ts: cursors and state as text). The outcome is the one
  * JSON.parse + ManifestSchema of the whole text would give (valid iff that is valid), but
  * the whole text is never one decoded string (two bytes per character as soon as one
@@ -29,14 +30,9 @@ import { join } from "node:path";
 import { ContainedReadError, type Fs, type FsStat, writeFileAtomic } from "../../durable/mod.ts";
 import { ManifestCorruptError } from "../../errors.ts";
 import { type JsonMember, objectMembers, topLevelMembers } from "./json_members.ts";
+import { checkManifestEntry } from "./manifest_check.ts";
 import { entryJson, ResidentEntry, setEntry } from "./resident_entry.ts";
-import {
-  type Manifest,
-  MANIFEST_SCHEMA,
-  type ManifestEntry,
-  ManifestEntrySchema,
-  ManifestSchema,
-} from "./types.ts";
+import { type Manifest, MANIFEST_SCHEMA, type ManifestEntry, ManifestSchema } from "./types.ts";
 
 export const MANIFEST_FILE = "manifest.json";
 
@@ -146,13 +142,16 @@ export function parseManifestBytes(bytes: Uint8Array): ManifestRead {
       return corrupt("manifest is not UTF-8 JSON", err);
     }
     if (schemaError !== null || last.get(e.key) !== i) continue;
-    const parsed = ManifestEntrySchema.safeParse(raw);
-    if (!parsed.success) schemaError = parsed.error;
-    else {setEntry(
+    const checked = checkManifestEntry(raw);
+    if (!checked.ok) {
+      schemaError = new TypeError(`Session ${JSON.stringify(e.key)} is invalid: ${checked.error}`);
+    } else {
+      setEntry(
         sessions,
         e.key,
-        new ResidentEntry(parsed.data, strings) as unknown as ManifestEntry,
-      );}
+        new ResidentEntry(checked.value, strings) as unknown as ManifestEntry,
+      );
+    }
   }
   if (schemaError !== null || !top.success) {
     return corrupt("manifest does not match the schema", schemaError);

@@ -10,7 +10,8 @@
  * parsing them per sweep cost 5–12 ms for 0.3 MiB saved.
  *
  * Invariants:
- *  - built only from an entry that passed ManifestEntrySchema; the text is
+ *  - built only from an entry that passed ManifestEntrySchema (or checkManifestEntry,
+ *    its zod-free equal in manifest_check.ts); the text is
  *    JSON.stringify of its state (characters above U+00FF escaped when that keeps the
  *    text one byte per character, compactJson), so `state` returns a value deep-equal
  *    to it;

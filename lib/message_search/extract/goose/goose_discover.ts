@@ -1,0 +1,102 @@
+/**
+ * Goose discovery (formats-more §7.1): per data dir (`$XDG_DATA_HOME/goose`, default
+ * `~/.local/share/goose`; `<GOOSE_PATH_ROOT>/data` when that is set — the caller resolves
+ * both), the database `sessions/sessions.db` and the legacy `sessions/<name>.jsonl`
+ * files. One unit per session id: the database wins (Goose imports every legacy file into
+ * it when it creates the database, and leaves the files; the id is the file stem).
+ * Backup databases (`goose db backup`, `pre_migration_*`) live elsewhere and duplicate
+ * everything: never read. `hidden` sessions are never listed.
+ * A database that cannot be listed this sweep reuses its last list in this process
+ * (counted); with none, a busy database throws (the indexer skips the source this sweep
+ * rather than report its sessions gone).
+ */
+import { join } from "node:path";
+import {
+  countSkip,
+  type Discovery,
+  listDirBounded,
+  type SessionUnit,
+} from "../framework/plugin.ts";
+import {
+  sharedSnapshot,
+  type SnapshotOptions,
+  statSqliteStore,
+} from "../framework/sqlite_snapshot.ts";
+import { listGooseSessions } from "./goose_db.ts";
+
+/** Where Goose keeps its data. */
+export interface GooseRoots {
+  /** Data dirs (each holding `sessions/`). */
+  dataDirs: string[];
+}
+
+/** Discovery hint: which store a unit is read from, and the locator's file. */
+export interface GooseHint {
+  store: "db" | "legacy";
+  /** The store's path relative to the data dir. */
+  file: string;
+}
+
+const LEGACY = /^(.+)\.jsonl$/;
+const LAST_LISTS = new Map<string, string[]>();
+
+/** Units of every Goose session under `roots`. */
+export async function discoverGoose(
+  roots: GooseRoots,
+  o: { snapshot: SnapshotOptions; maxLegacySessions: number },
+): Promise<Discovery> {
+  const skipped: Record<string, number> = {};
+  const units: SessionUnit[] = [];
+  const seen = new Set<string>();
+  const add = (id: string, files: SessionUnit["files"], hint: GooseHint) => {
+    if (seen.has(id)) return;
+    seen.add(id);
+    units.push({ source: "goose", sessionId: id, key: `goose:${id}`, files, hint: { ...hint } });
+  };
+  for (const dir of roots.dataDirs) {
+    const db = join(dir, "sessions", "sessions.db");
+    const sig = statSqliteStore(db);
+    if (sig === null) continue;
+    let ids: string[] | null = null;
+    let reason = "db_refused";
+    if (sig !== "refused") {
+      const snap = await sharedSnapshot(db, sig, o.snapshot);
+      if (snap.ok) {
+        const l = listGooseSessions(snap.snapshot);
+        if (l.ok) ids = l.ids;
+        else reason = l.reason;
+      } else reason = snap.reason;
+    }
+    if (ids === null) {
+      countSkip(skipped, reason);
+      ids = LAST_LISTS.get(db) ?? null;
+      if (ids === null && reason === "db_busy") {
+        throw new Error(`Cannot list Goose sessions in "${db}": a writer kept it busy`);
+      }
+    } else LAST_LISTS.set(db, ids);
+    const files = [{ path: db, role: "db" }, { path: `${db}-wal`, role: "wal" }];
+    for (const id of ids ?? []) add(id, files, { store: "db", file: "sessions/sessions.db" });
+  }
+  let legacy = 0;
+  for (const dir of roots.dataDirs) {
+    const sdir = join(dir, "sessions");
+    for (const e of (await listDirBounded(sdir, { skipped })) ?? []) {
+      const m = LEGACY.exec(e.name);
+      if (!m) continue;
+      if (!e.isFile) {
+        countSkip(skipped, "not_a_regular_file");
+        continue;
+      }
+      if (seen.has(m[1]!)) continue;
+      if (++legacy > o.maxLegacySessions) {
+        countSkip(skipped, "walk_truncated");
+        continue;
+      }
+      add(m[1]!, [{ path: join(sdir, e.name), role: "session" }], {
+        store: "legacy",
+        file: `sessions/${e.name}`,
+      });
+    }
+  }
+  return { units, skipped };
+}

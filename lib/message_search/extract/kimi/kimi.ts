@@ -1,0 +1,250 @@
+/**
+ * The Kimi Code extractor (formats.md §3; kimi-code layout only, not the legacy Python
+ * kimi-cli). One unit = one session directory: every agent wire is a cursor-tracked file
+ * (role `agent:<id>`, main first); state.json gives the metadata and is read, not tracked.
+ * Main and sub-agent prose publish under the session id (`kimi:<sessionId>`); sub-agent
+ * records carry `subagent: true`. Rules for lines live in kimi_wire.ts, ids, order and
+ * undo marks in kimi_pass.ts, bounds in kimi_limits.ts, discovery in kimi_discover.ts.
+ *
+ * Incremental: `state` is {v, blocked, title, times} (times = last effective time per
+ * agent, at most one entry per wire, so it stays bounded). Appended plain lines continue
+ * from the saved cursors. An increment holding a `context.undo` falls back to a full
+ * re-parse ("replace"), because the undo walk needs the agent's whole in-context
+ * history, which is not worth persisting for a rare command. A rewritten or vanished
+ * wire also re-parses from scratch, with each file's rewrite_epoch bumped.
+ *
+ * Fail-closed: when a bound breaks (see kimi_limits.ts) the WHOLE session publishes
+ * nothing: a replace with no records retracts what an earlier sweep published, the reason
+ * is counted once, and the wires get stub cursors (one line read) so an idle blocked
+ * session costs a stat per sweep. Wire-size reasons are permanent for append-only files;
+ * only a rewrite re-opens the session. An oversized state.json is re-checked on change.
+ * Errors: malformed input is counted, never thrown; a wire that vanishes mid-read is gone.
+ */
+import { join, relative } from "node:path";
+import { classifySource, CursorMismatchError } from "../../cursor.ts";
+import type { FileCursor } from "../../cursor_types.ts";
+import type { Extractor, ExtractOutcome, PriorShard, SessionUnit } from "../framework/plugin.ts";
+import { discoverKimi, type KimiUnitHint, ROOT_WIRE_AGENT } from "./kimi_discover.ts";
+import { type KimiBlockReason, type KimiLimits, resolveKimiLimits } from "./kimi_limits.ts";
+import { type AgentOps, runKimiPass } from "./kimi_pass.ts";
+import { type KimiSessionMeta, readSessionState, readWire, type WireRead } from "./kimi_read.ts";
+import { blockedOutcome } from "./kimi_blocked.ts";
+import {
+  cutTitle,
+  entryMeta,
+  type KimiCall,
+  type KimiFile,
+  type KimiState,
+  KimiStateSchema,
+  nextEpoch,
+} from "./kimi_state.ts";
+
+export * from "./kimi_limits.ts";
+export type { KimiState } from "./kimi_state.ts";
+
+/** Bumped whenever extraction output for the same input changes. */
+export const KIMI_PARSER_VERSION = 1;
+
+/** Options for {@link createKimiExtractor}. */
+export interface KimiExtractorOptions {
+  /** Bounds; every field defaults to the spec value. */
+  limits?: Partial<KimiLimits>;
+}
+
+/** Creates the extractor over Kimi Code homes (each holds sessions/ and session_index.jsonl). */
+export function createKimiExtractor(
+  roots: { homes: string[] },
+  options: KimiExtractorOptions = {},
+): Extractor {
+  const limits = resolveKimiLimits(options.limits);
+  // A home listed twice (a leased home equal to the default) is walked once.
+  const homes = [...new Set(roots.homes)];
+  return {
+    source: "kimi",
+    discover: () => discoverKimi(homes, limits),
+    extract: (unit, prior, ctx) => extractKimi(unit, prior, ctx.now, limits),
+  };
+}
+
+async function extractKimi(
+  unit: SessionUnit,
+  prior: PriorShard | null,
+  now: number,
+  limits: KimiLimits,
+): Promise<ExtractOutcome> {
+  const hint = hintOf(unit);
+  const files: KimiFile[] = [];
+  for (const f of unit.files) {
+    const c = await classifySource(f.path, prior?.cursors[f.path] ?? null, { now });
+    const agent = f.role.startsWith("agent:") ? f.role.slice(6) : f.role;
+    files.push({
+      path: f.path,
+      agent,
+      rel: relative(hint.home, f.path),
+      cls: c.class,
+      stat: c.stat,
+    });
+  }
+  if (files.every((f) => f.cls.kind === "gone")) return { kind: "gone" };
+  const dropped = prior !== null &&
+    Object.keys(prior.cursors).some((p) => !files.some((f) => f.path === p));
+  if (!dropped && files.every((f) => f.cls.kind === "unchanged")) return { kind: "unchanged" };
+  const parsed = KimiStateSchema.safeParse(prior?.state);
+  const state = prior && parsed.success ? parsed.data : null;
+  const call: KimiCall = {
+    unit,
+    hint,
+    files,
+    prior,
+    state,
+    limits,
+    continuable: state !== null && !dropped &&
+      files.every((f) => f.cls.kind !== "rewritten" && f.cls.kind !== "gone"),
+  };
+  if (hint.blocked) return await blockedOutcome(call, hint.blocked, null, {});
+  if (call.continuable && state?.blocked && state.blocked !== "oversized_state_json") {
+    return await blockedOutcome(call, state.blocked as KimiBlockReason, null, {});
+  }
+  const skipped: Record<string, number> = {};
+  const sess = await readSessionState(join(hint.dir, "state.json"), limits.maxStateBytes, skipped);
+  if (sess.oversized) return await blockedOutcome(call, "oversized_state_json", null, skipped);
+  if (call.continuable && state && !state.blocked) {
+    const appended = await tryAppend(call, state, sess.meta);
+    if (appended) return appended;
+  }
+  return await fullParse(call, sess.meta, skipped);
+}
+
+/** Continues from the saved cursors; null when only a full parse can be right. */
+async function tryAppend(
+  call: KimiCall,
+  state: KimiState,
+  meta: KimiSessionMeta,
+): Promise<ExtractOutcome | null> {
+  const skipped: Record<string, number> = {};
+  const cursors: Record<string, FileCursor> = {};
+  const reads: { file: KimiFile; read: WireRead }[] = [];
+  for (const file of call.files) {
+    const old = call.prior!.cursors[file.path] ?? null;
+    if (file.cls.kind === "unchanged" && old) {
+      cursors[file.path] = old;
+      continue;
+    }
+    let read: WireRead;
+    try {
+      read = await readWire(file.path, file.cls.kind === "appended" ? old : null, {
+        maxRecordBytes: call.limits.maxRecordBytes,
+        seedTime: state.times[file.agent] ?? meta.createdAtMs ?? 0,
+        skipped,
+      });
+    } catch (err) {
+      // Rewritten or removed between classification and reading: re-read from scratch.
+      if (err instanceof CursorMismatchError || err instanceof Deno.errors.NotFound) return null;
+      throw err;
+    }
+    // The undo walk needs the agent's whole history: re-parse instead (undo is rare).
+    if (read.hasUndo) return null;
+    if (read.oversized > 0) return await blockedOutcome(call, "oversized_record", meta, skipped);
+    cursors[file.path] = read.cursor;
+    reads.push({ file, read });
+  }
+  const bound = sessionBound(Object.values(cursors), call.limits);
+  if (bound) return await blockedOutcome(call, bound, meta, skipped);
+  const pass = runKimiPass(reads.map(({ file, read }) => agentOps(file, read)), {
+    sessionId: call.unit.sessionId,
+    nextOrder: call.prior!.records,
+  });
+  const times = { ...state.times };
+  for (const { file, read } of reads) times[file.agent] = read.lastTime;
+  const next: KimiState = {
+    v: 1,
+    blocked: null,
+    title: state.title ?? cutTitle(pass.firstUser),
+    times,
+  };
+  return {
+    kind: "append",
+    records: pass.records,
+    marks: pass.marks,
+    cursors,
+    state: next,
+    meta: entryMeta(call, meta, next),
+    skipped,
+  };
+}
+
+async function fullParse(
+  call: KimiCall,
+  meta: KimiSessionMeta,
+  skipped: Record<string, number>,
+): Promise<ExtractOutcome> {
+  const present = call.files.filter((f) => f.stat?.kind === "file");
+  // Sizes first: an oversized wire is refused before a byte of it is read.
+  const sizes = present.map((f) => f.stat!.size);
+  if (sizes.some((s) => s > call.limits.maxWireBytes)) {
+    return await blockedOutcome(call, "oversized_wire", meta, skipped);
+  }
+  if (sizes.reduce((a, b) => a + b, 0) > call.limits.maxSessionBytes) {
+    return await blockedOutcome(call, "oversized_session", meta, skipped);
+  }
+  const cursors: Record<string, FileCursor> = {};
+  const reads: { file: KimiFile; read: WireRead }[] = [];
+  for (const file of present) {
+    let read: WireRead;
+    try {
+      read = await readWire(file.path, null, {
+        maxRecordBytes: call.limits.maxRecordBytes,
+        seedTime: meta.createdAtMs ?? 0,
+        rewriteEpoch: nextEpoch(call.prior, file.path),
+        skipped,
+      });
+    } catch (err) {
+      // Removed since classification: the file is gone for this parse.
+      if (err instanceof Deno.errors.NotFound) continue;
+      throw err;
+    }
+    if (read.oversized > 0) return await blockedOutcome(call, "oversized_record", meta, skipped);
+    cursors[file.path] = read.cursor;
+    reads.push({ file, read });
+  }
+  if (reads.length === 0) return { kind: "gone" };
+  const bound = sessionBound(Object.values(cursors), call.limits);
+  if (bound) return await blockedOutcome(call, bound, meta, skipped);
+  const pass = runKimiPass(reads.map(({ file, read }) => agentOps(file, read)), {
+    sessionId: call.unit.sessionId,
+    nextOrder: 0,
+  });
+  const times: Record<string, number> = {};
+  for (const { file, read } of reads) times[file.agent] = read.lastTime;
+  const state: KimiState = { v: 1, blocked: null, title: cutTitle(pass.firstUser), times };
+  return {
+    kind: "replace",
+    records: pass.records,
+    marks: pass.marks,
+    cursors,
+    state,
+    meta: entryMeta(call, meta, state),
+    skipped,
+  };
+}
+
+/** The session-wide bound the read cursors break, if any (sizes are fstat sizes at read). */
+function sessionBound(cursors: FileCursor[], limits: KimiLimits): KimiBlockReason | null {
+  if (cursors.some((c) => c.size > limits.maxWireBytes)) return "oversized_wire";
+  if (cursors.reduce((n, c) => n + c.size, 0) > limits.maxSessionBytes) return "oversized_session";
+  const lines = cursors.reduce((n, c) => n + c.next_line - 1, 0);
+  return lines > limits.maxSessionRecords ? "too_many_wire_records" : null;
+}
+
+function agentOps(file: KimiFile, read: WireRead): AgentOps {
+  const subagent = file.agent !== "main" && file.agent !== ROOT_WIRE_AGENT;
+  return { agent: file.agent, subagent, rel: file.rel, ops: read.ops };
+}
+
+function hintOf(unit: SessionUnit): KimiUnitHint {
+  const h = unit.hint ?? {};
+  if (typeof h.home !== "string" || typeof h.dir !== "string") {
+    throw new TypeError(`Kimi unit "${unit.key}" lacks its discovery hint`);
+  }
+  return { home: h.home, dir: h.dir, blocked: (h.blocked as KimiBlockReason | null) ?? null };
+}

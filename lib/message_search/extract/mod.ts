@@ -1,0 +1,64 @@
+/**
+ * The only door of extract/: the framework's contract (framework/plugin.ts), the source
+ * plugins the wiring builds, and the few per-source constants other modules share.
+ * Everything outside extract/ (indexer, wiring, extractor_set, pool, catalog) imports
+ * this file only; a source folder is private to it.
+ * `SOURCE_PLUGINS` is the registry: a source listed here is swept, rebuilt in pool
+ * workers, listed in coverage and counted in the store-wide parser version. Order is the
+ * sweep order (intendant first). A source not listed here has no extractor yet: its id
+ * exists (record.ts SOURCES, the source table) but nothing is indexed for it.
+ */
+import { join } from "node:path";
+import type { Source } from "../record.ts";
+import type { SourcePlugin } from "./framework/plugin.ts";
+import { createIntendantExtractor, INTENDANT_PARSER_VERSION } from "./intendant/intendant.ts";
+import { CODEX_PARSER_VERSION, createCodexExtractor } from "./codex/codex.ts";
+import { CLAUDE_PARSER_VERSION, createClaudeExtractor } from "./claude/claude.ts";
+import { createKimiExtractor, KIMI_PARSER_VERSION } from "./kimi/kimi.ts";
+import { createPiExtractor, PI_PARSER_VERSION } from "./pi/pi.ts";
+
+export type * from "./framework/plugin.ts";
+export { countSkip, nextRewriteEpoch, resolveLimits, runEntryFlow } from "./framework/plugin.ts";
+export { createIntendantExtractor, INTENDANT_PARSER_VERSION };
+export { SPAN_HASH_MAX_BYTES } from "./intendant/intendant_events.ts";
+export { CODEX_PARSER_VERSION, createCodexExtractor };
+export { CLAUDE_PARSER_VERSION, createClaudeExtractor };
+export {
+  createKimiExtractor,
+  KIMI_PARSER_VERSION,
+  KIMI_WIRE_MAX_RECORD_BYTES,
+} from "./kimi/kimi.ts";
+export { createPiExtractor, PI_PARSER_VERSION };
+
+/** Every source with an extractor, in sweep order. */
+export const SOURCE_PLUGINS: readonly SourcePlugin[] = [
+  {
+    source: "intendant",
+    parserVersion: INTENDANT_PARSER_VERSION,
+    build: (r) => createIntendantExtractor({ logsDir: r.logsDir }),
+  },
+  {
+    source: "codex",
+    parserVersion: CODEX_PARSER_VERSION,
+    build: (r) => createCodexExtractor({ homes: r.homes }),
+  },
+  {
+    source: "claude-code",
+    parserVersion: CLAUDE_PARSER_VERSION,
+    // Claude homes are CLAUDE_CONFIG_DIR roots (or staged entries holding projects/).
+    build: (r) => createClaudeExtractor({ projectRoots: r.homes.map((h) => join(h, "projects")) }),
+  },
+  {
+    source: "kimi",
+    parserVersion: KIMI_PARSER_VERSION,
+    build: (r) => createKimiExtractor({ homes: r.homes }),
+  },
+  {
+    source: "pi",
+    parserVersion: PI_PARSER_VERSION,
+    build: (r) => createPiExtractor({ agentDirs: r.homes }),
+  },
+];
+
+/** The sources {@link SOURCE_PLUGINS} registers, in sweep order. */
+export const WIRED_SOURCES: readonly Source[] = SOURCE_PLUGINS.map((p) => p.source);

@@ -1,0 +1,137 @@
+/**
+ * OpenCode discovery (formats-more §6.1): per data dir (`$XDG_DATA_HOME/opencode`, default
+ * `~/.local/share/opencode`), the databases `opencode.db` and channel builds'
+ * `opencode-<channel>.db`, plus databases named explicitly (`OPENCODE_DB` as an absolute
+ * path; the caller resolves relative names against the data dir), and the legacy JSON
+ * tree `storage/session/<projectID>/<sessionID>.json`. One unit per session id: the
+ * database wins over the legacy tree (OpenCode imports the tree once and leaves it), the
+ * first database listed wins over a later one.
+ *
+ * A database that cannot be listed this sweep (a writer kept it busy, it became corrupt
+ * or too large) reuses the session list it had last time in this process, counted, so its
+ * sessions are not reported gone; with no list yet, a BUSY database throws (the indexer
+ * then skips the whole source for this sweep instead of marking every session gone), and
+ * any other failure is counted and yields no units from that database.
+ */
+import { basename, join } from "node:path";
+import {
+  countSkip,
+  type Discovery,
+  listDirBounded,
+  type SessionUnit,
+} from "../framework/plugin.ts";
+import {
+  sharedSnapshot,
+  type SnapshotOptions,
+  statSqliteStore,
+} from "../framework/sqlite_snapshot.ts";
+import { listOpenCodeSessions } from "./opencode_db.ts";
+
+/** Where OpenCode keeps its data. */
+export interface OpenCodeRoots {
+  /** Data dirs (each `<xdgData>/opencode`). */
+  dataDirs: string[];
+  /** Databases named explicitly (OPENCODE_DB), absolute. */
+  dbFiles?: string[];
+}
+
+const DB_NAME = /^opencode(-[A-Za-z0-9._-]+)?\.db$/;
+const SESSION_FILE = /^(ses_[A-Za-z0-9_-]+)\.json$/;
+const LAST_LISTS = new Map<string, string[]>();
+
+/** Discovery hint of a database unit. */
+export interface DbHint {
+  store: "db";
+  db: string;
+  /** The locator's file: the database name. */
+  file: string;
+}
+
+/** Discovery hint of a legacy-tree unit. */
+export interface LegacyHint {
+  store: "legacy";
+  dataDir: string;
+}
+
+async function dbsOf(roots: OpenCodeRoots, skipped: Record<string, number>): Promise<string[]> {
+  const out: string[] = [];
+  for (const dir of roots.dataDirs) {
+    const entries = await listDirBounded(dir, { skipped });
+    for (const e of entries ?? []) {
+      if (!DB_NAME.test(e.name)) continue;
+      if (!e.isFile) countSkip(skipped, "not_a_regular_file");
+      else out.push(join(dir, e.name));
+    }
+  }
+  for (const f of roots.dbFiles ?? []) if (!out.includes(f)) out.push(f);
+  return out;
+}
+
+/** Units of every session OpenCode stores under `roots`. */
+export async function discoverOpenCode(
+  roots: OpenCodeRoots,
+  o: { snapshot: SnapshotOptions; maxLegacySessions: number },
+): Promise<Discovery> {
+  const skipped: Record<string, number> = {};
+  const units: SessionUnit[] = [];
+  const seen = new Set<string>();
+  const add = (id: string, files: SessionUnit["files"], hint: DbHint | LegacyHint) => {
+    if (seen.has(id)) return;
+    seen.add(id);
+    units.push({
+      source: "opencode",
+      sessionId: id,
+      key: `opencode:${id}`,
+      files,
+      hint: { ...hint },
+    });
+  };
+  for (const db of await dbsOf(roots, skipped)) {
+    const sig = statSqliteStore(db);
+    if (sig === null) continue;
+    let ids: string[] | null = null;
+    let reason = "db_refused";
+    if (sig !== "refused") {
+      const snap = await sharedSnapshot(db, sig, o.snapshot);
+      if (snap.ok) {
+        const l = listOpenCodeSessions(snap.snapshot);
+        if (l.ok) ids = l.ids;
+        else reason = l.reason;
+      } else reason = snap.reason;
+    }
+    if (ids === null) {
+      countSkip(skipped, reason);
+      ids = LAST_LISTS.get(db) ?? null;
+      if (ids === null && reason === "db_busy") {
+        throw new Error(`Cannot list OpenCode sessions in "${db}": a writer kept it busy`);
+      }
+    } else LAST_LISTS.set(db, ids);
+    const files = [{ path: db, role: "db" }, { path: `${db}-wal`, role: "wal" }];
+    for (const id of ids ?? []) add(id, files, { store: "db", db, file: basename(db) });
+  }
+  let legacy = 0;
+  for (const dir of roots.dataDirs) {
+    const sessionRoot = join(dir, "storage", "session");
+    for (const p of (await listDirBounded(sessionRoot, { skipped })) ?? []) {
+      if (!p.isDirectory) continue;
+      for (const f of (await listDirBounded(join(sessionRoot, p.name), { skipped })) ?? []) {
+        const m = SESSION_FILE.exec(f.name);
+        if (!m) continue;
+        if (!f.isFile) {
+          countSkip(skipped, "not_a_regular_file");
+          continue;
+        }
+        if (seen.has(m[1]!)) continue;
+        if (++legacy > o.maxLegacySessions) {
+          countSkip(skipped, "walk_truncated");
+          continue;
+        }
+        add(m[1]!, [{ path: join(sessionRoot, p.name, f.name), role: "session" }], {
+          store: "legacy",
+          dataDir: dir,
+        });
+      }
+    }
+  }
+  return { units, skipped };
+}

@@ -1,0 +1,139 @@
+/**
+ * The source table: one row per source (id, display name, colour, resume command, home
+ * and its environment override, transcript subdirectories). The UI labels and badge
+ * colours, the catalog's resume commands, the configuration's agent-home overrides, the
+ * permission profile and lease staging read their per-source facts here, so a new source
+ * is one folder under extract/, one fixture writer and one row.
+ * Invariants: a row for every id in SOURCES (the Record type enforces it); this module
+ * imports types only, so the UI bundle may import it without pulling server code in.
+ * Resume forms of the original five, and why:
+ *  - intendant: `intendant run --resume <id> "…"`: our CLI takes the new task as the
+ *    positional argument; "…" marks where it goes (spec "Resume and Rehydration").
+ *  - codex: `codex resume <thread-id>`: Codex finds the rollout by thread id from anywhere.
+ *  - claude-code: `cd <project> && claude --resume <uuid>`: `--resume <id>` only searches
+ *    the current project's sessions, so the command starts in the session's project.
+ *  - kimi: `cd <project> && kimi --session <id>`: Kimi buckets sessions by working
+ *    directory; an unknown id in the wrong directory silently starts a NEW session.
+ *  - pi: `pi --session <path>`: Pi's `--session` takes the session FILE.
+ * The seven issue-17 rows carry the forms formats-more.md names; each source's engineer
+ * confirms them when its extractor lands (until then no session of theirs is listed).
+ */
+import type { ResumeFacts, SourceRow } from "./extract/mod.ts";
+import type { Source } from "./record.ts";
+
+const cdOf = (f: ResumeFacts, q: (s: string) => string) =>
+  f.project ? `cd ${q(f.project)} && ` : "";
+
+/** Every source's row, keyed by id, in SOURCES order. */
+export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
+  intendant: {
+    id: "intendant",
+    label: "Intendant",
+    colour: { light: "#6d28d9", dark: "#c4b5fd" },
+    resume: (f, q) => `intendant run --resume ${q(f.sessionId)} "…"`,
+    home: null,
+    transcriptSubdirs: [],
+  },
+  codex: {
+    id: "codex",
+    label: "Codex",
+    colour: { light: "#047857", dark: "#6ee7b7" },
+    resume: (f, q) => `codex resume ${q(f.sessionId)}`,
+    home: { env: "CODEX_HOME", defaultUnderHome: [".codex"] },
+    transcriptSubdirs: ["sessions", "archived_sessions"],
+  },
+  "claude-code": {
+    id: "claude-code",
+    label: "Claude Code",
+    colour: { light: "#c2410c", dark: "#fdba74" },
+    resume: (f, q) => `${cdOf(f, q)}claude --resume ${q(f.sessionId)}`,
+    home: { env: "CLAUDE_CONFIG_DIR", defaultUnderHome: [".claude"] },
+    transcriptSubdirs: ["projects"],
+  },
+  kimi: {
+    id: "kimi",
+    label: "Kimi",
+    colour: { light: "#1d4ed8", dark: "#93c5fd" },
+    resume: (f, q) => `${cdOf(f, q)}kimi --session ${q(f.sessionId)}`,
+    home: { env: "KIMI_CODE_HOME", defaultUnderHome: [".kimi-code"] },
+    transcriptSubdirs: ["sessions"],
+  },
+  pi: {
+    id: "pi",
+    label: "Pi",
+    colour: { light: "#be185d", dark: "#f9a8d4" },
+    resume: (f, q) => {
+      const file = f.files.find((p) => p.endsWith(".jsonl")) ?? f.files[0];
+      // Without a known file Pi can still pick the session interactively (`pi --resume`).
+      return file ? `pi --session ${q(file)}` : "pi --resume";
+    },
+    home: { env: "PI_CODING_AGENT_DIR", defaultUnderHome: [".pi", "agent"] },
+    transcriptSubdirs: ["sessions"],
+  },
+  gemini: {
+    id: "gemini",
+    label: "Gemini CLI",
+    colour: { light: "#0e7490", dark: "#67e8f9" },
+    // Gemini resumes by session id among the current project's sessions.
+    resume: (f, q) => `${cdOf(f, q)}gemini --resume ${q(f.sessionId)}`,
+    // GEMINI_CLI_HOME replaces $HOME (formats-more §1.1): the agent home is `<it>/.gemini`;
+    // the gemini extractor's engineer wires that rule with the row.
+    home: { env: "GEMINI_CLI_HOME", defaultUnderHome: [".gemini"] },
+    transcriptSubdirs: ["tmp"],
+  },
+  qwen: {
+    id: "qwen",
+    label: "Qwen Code",
+    colour: { light: "#7c3aed", dark: "#ddd6fe" },
+    resume: (f, q) => `${cdOf(f, q)}qwen --resume ${q(f.sessionId)}`,
+    home: { env: "QWEN_HOME", defaultUnderHome: [".qwen"] },
+    transcriptSubdirs: ["projects"],
+  },
+  copilot: {
+    id: "copilot",
+    label: "Copilot CLI",
+    colour: { light: "#374151", dark: "#d1d5db" },
+    resume: (f, q) => `copilot --resume ${q(f.sessionId)}`,
+    home: { env: "COPILOT_HOME", defaultUnderHome: [".copilot"] },
+    transcriptSubdirs: ["session-state"],
+  },
+  cursor: {
+    id: "cursor",
+    label: "Cursor CLI",
+    colour: { light: "#4b5563", dark: "#e5e7eb" },
+    // The chat id is the transcript's file stem (formats-more §4.4).
+    resume: (f, q) => `${cdOf(f, q)}cursor-agent --resume ${q(f.sessionId)}`,
+    home: { env: "CURSOR_CONFIG_DIR", defaultUnderHome: [".cursor"] },
+    transcriptSubdirs: ["projects", "chats"],
+  },
+  droid: {
+    id: "droid",
+    label: "Factory Droid",
+    colour: { light: "#a16207", dark: "#fde047" },
+    resume: (f, q) => `${cdOf(f, q)}droid --resume ${q(f.sessionId)}`,
+    // No environment override is known (formats-more §5.1).
+    home: { env: null, defaultUnderHome: [".factory"] },
+    transcriptSubdirs: ["sessions", "projects"],
+  },
+  opencode: {
+    id: "opencode",
+    label: "OpenCode",
+    colour: { light: "#0f766e", dark: "#5eead4" },
+    resume: (f, q) => `${cdOf(f, q)}opencode --session ${q(f.sessionId)}`,
+    home: { env: null, defaultUnderHome: [".local", "share", "opencode"] },
+    transcriptSubdirs: ["storage"],
+  },
+  goose: {
+    id: "goose",
+    label: "Goose",
+    colour: { light: "#b45309", dark: "#fcd34d" },
+    resume: (f, q) => `goose session --resume --session-id ${q(f.sessionId)}`,
+    home: { env: "GOOSE_PATH_ROOT", defaultUnderHome: [".local", "share", "goose"] },
+    transcriptSubdirs: ["sessions"],
+  },
+};
+
+/** The row of `source`. */
+export function sourceRow(source: Source): SourceRow {
+  return SOURCE_TABLE[source];
+}
