@@ -9,7 +9,8 @@
  * waits on it is a separate process, sampled separately).
  * The one-shot CLI (`intendant search`) is started the same way, with no daemon running.
  * Everything lives under the corpus: the state root is the corpus's own (its logs/ holds
- * the native sessions), the agent homes are the corpus's homes, HOME is an empty
+ * the native sessions), the agent homes are the corpus's homes, HOME is the corpus's user
+ * home (Droid's `.factory`); the working directory and Deno's cache are a scratch
  * directory beside it. Nothing here reads the store: only the program does.
  */
 import { join } from "node:path";
@@ -26,16 +27,30 @@ export function daemonStoreRoot(c: { homes: CorpusHomes }): string {
   return resolveConfig(userEnv(c.homes, "/nonexistent"), { cwd: "/" }).messageSearch.storeRoot;
 }
 
-/** The environment of a user whose homes are `h`. */
-export function userEnv(h: CorpusHomes, home: string): Record<string, string> {
+/**
+ * The environment of a user whose homes are `h`: each source's own override names its
+ * home in the corpus (the rules of issue 17's wiring: GEMINI_CLI_HOME replaces $HOME for
+ * Gemini, which appends `.gemini`; QWEN_RUNTIME_DIR names Qwen's base; OpenCode's data
+ * dir is `$XDG_DATA_HOME/opencode`; GOOSE_PATH_ROOT holds Goose's `data/`). Droid has no
+ * override: HOME is the corpus's user home, which holds `.factory`. `scratch` (beside the
+ * corpus) keeps Deno's cache, where it was when HOME pointed there: DENO_DIR names it.
+ */
+export function userEnv(h: CorpusHomes, scratch: string): Record<string, string> {
   return {
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
-    HOME: home,
+    HOME: h.userHome,
+    DENO_DIR: Deno.env.get("DENO_DIR") ?? join(scratch, ".cache", "deno"),
     INTENDANT_HOME: h.stateRoot,
     CODEX_HOME: h.codex,
     CLAUDE_CONFIG_DIR: h.claude,
     KIMI_CODE_HOME: h.kimi,
     PI_CODING_AGENT_DIR: h.pi,
+    GEMINI_CLI_HOME: h.geminiCliHome,
+    QWEN_RUNTIME_DIR: h.qwen,
+    COPILOT_HOME: h.copilot,
+    CURSOR_CONFIG_DIR: h.cursor,
+    XDG_DATA_HOME: h.xdgData,
+    GOOSE_PATH_ROOT: h.gooseRoot,
     TMPDIR: Deno.env.get("TMPDIR") ?? "/tmp",
     NO_COLOR: "1",
     DENO_NO_UPDATE_CHECK: "1",

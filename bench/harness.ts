@@ -74,7 +74,12 @@ export class CountingFs implements Fs {
   syncDir = realFs.syncDir.bind(realFs);
 }
 
-/** The sweep roots of a corpus (every home "global", as on a user's machine). */
+/**
+ * The sweep roots of a corpus (every home "global", as on a user's machine), each the
+ * path the source's plugin is built over: the `.gemini` folder, Qwen's runtime base, the
+ * Copilot / Cursor / Factory homes, OpenCode's and Goose's data dirs. A home of a source
+ * that has no plugin (yet) is ignored by buildExtractors.
+ */
 export function rootsOf(c: Corpus): SourceRoots {
   const h = c.homes;
   return {
@@ -84,6 +89,13 @@ export function rootsOf(c: Corpus): SourceRoots {
       { source: "claude-code", path: h.claude, origin: "global" },
       { source: "kimi", path: h.kimi, origin: "global" },
       { source: "pi", path: h.pi, origin: "global" },
+      { source: "gemini", path: h.gemini, origin: "global" },
+      { source: "qwen", path: h.qwen, origin: "global" },
+      { source: "copilot", path: h.copilot, origin: "global" },
+      { source: "cursor", path: h.cursor, origin: "global" },
+      { source: "droid", path: h.droid, origin: "global" },
+      { source: "opencode", path: h.opencode, origin: "global" },
+      { source: "goose", path: h.goose, origin: "global" },
     ],
   };
 }

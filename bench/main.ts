@@ -1,5 +1,7 @@
 /**
- * `deno task bench [--preset default|small] [--seed N] [--dir PATH] [--out FILE]`:
+ * `deno task bench [--preset default|small|default-five|small-five] [--seed N] [--dir PATH]
+ * [--out FILE]` (`default` and `small` hold all twelve sources; the `-five` presets are
+ * issue 16's five-source corpora, the same-run baseline of a twelve-source run):
  * generates (or reuses) the corpus, runs the store-level phases each in a child process
  * with the daemon's V8 flags (phases.ts), then the daemon as users run it — real
  * `intendant serve --locked` processes driven over HTTP, and the one-shot CLI
@@ -9,10 +11,11 @@
  * to stderr; the table to stdout.
  * Stores: the backfill phase builds `<dir>/../<preset>-<seed>-store` (its bytes counted
  * through the store's Fs); the daemon builds its own, where the program puts it
- * (`<corpus>/state/cache/message_search/v1`); HOME is `<dir>/../<preset>-<seed>-home`.
+ * (`<corpus>/state/cache/message_search/v1`); HOME is the corpus's `home/`, the working
+ * directory and Deno's cache `<dir>/../<preset>-<seed>-home`.
  */
 import { join } from "node:path";
-import { ensureCorpus, NEEDLES, PRESETS } from "./corpus/mod.ts";
+import { ensureCorpus, NEEDLES, PRESETS, scanRoots } from "./corpus/mod.ts";
 import { QUERIES } from "./phase_query.ts";
 import { renderTable } from "./report.ts";
 import { DAEMON_V8_FLAGS } from "../lib/relaunch.ts";
@@ -25,7 +28,11 @@ function flag(name: string, dflt: string): string {
 
 const presetName = flag("preset", "default");
 const preset = PRESETS[presetName];
-if (!preset) throw new RangeError(`Unknown preset "${presetName}": use default or small`);
+if (!preset) {
+  throw new RangeError(
+    `Unknown preset "${presetName}": use ${Object.keys(PRESETS).map((k) => `"${k}"`).join(", ")}`,
+  );
+}
 const seed = Number(flag("seed", "1"));
 const tmp = Deno.env.get("TMPDIR") ?? "/tmp";
 const dir = flag("dir", join(tmp, "intendant-bench", `${presetName}-${seed}`));
@@ -61,13 +68,12 @@ async function phase(name: string): Promise<Record<string, unknown>> {
 }
 
 async function ripgrep(): Promise<Record<string, number>> {
-  const homes = [
-    corpus.homes.logsDir,
-    corpus.homes.codex,
-    corpus.homes.claude,
-    corpus.homes.kimi,
-    corpus.homes.pi,
-  ];
+  // Only the homes the corpus wrote (a five-source corpus has no Gemini home): rg exits 2
+  // on a missing path.
+  const homes: string[] = [];
+  for (const h of scanRoots(corpus.homes)) {
+    if (await Deno.stat(h).then(() => true, () => false)) homes.push(h);
+  }
   const needles: Record<string, string> = {
     rare: NEEDLES.rare,
     mid: NEEDLES.mid,
@@ -146,7 +152,9 @@ const results = {
     files: corpus.files,
     messages: corpus.messages,
     bytes: corpus.bytes,
+    bySource: corpus.bySource,
     planted: corpus.planted,
+    plantedBySource: corpus.plantedBySource,
     generatedInMs: corpus.generatedInMs,
   },
   baseline,

@@ -13,7 +13,7 @@ import {
   JOURNAL_ROOM_FACTOR,
   QUERY_REFRESH_MS,
 } from "../lib/message_search/mod.ts";
-import { appender, type Corpus } from "./corpus/mod.ts";
+import { appender, appendTarget, type Corpus } from "./corpus/mod.ts";
 import { ioWriteBytes, sleep, stats, type Wired } from "./harness.ts";
 import { Rng } from "./corpus/rng.ts";
 
@@ -35,7 +35,7 @@ export interface AppendOptions {
 /** Runs the appends; returns latency and write figures. */
 export async function runAppends(c: Corpus, w: Wired, o: AppendOptions = {}) {
   const timed = (o.latency ?? true) ? APPENDS : 0;
-  const target = c.sessions.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+  const target = appendTarget(c);
   const path = target.append.path;
   const st0 = await Deno.stat(path);
   const line = appender(target.append);

@@ -21,7 +21,7 @@
  * The largest session is appended to and truncated back (the corpus stays reusable).
  */
 import { join } from "node:path";
-import { appender, type Corpus, type CorpusHomes } from "./corpus/mod.ts";
+import { appender, appendTarget, type Corpus, homesOf } from "./corpus/mod.ts";
 import { Rng } from "./corpus/rng.ts";
 import {
   daemonStoreRoot,
@@ -114,15 +114,8 @@ export async function daemonServe(c: Corpus, home: string, log: (l: string) => v
 async function emptyDaemon(home: string) {
   const root = join(home, "empty-state");
   await Deno.remove(root, { recursive: true }).catch(() => {});
-  const homes: CorpusHomes = {
-    stateRoot: join(root, "state"),
-    logsDir: join(root, "state", "logs"),
-    codex: join(root, "codex"),
-    claude: join(root, "claude"),
-    claudeProjects: join(root, "claude", "projects"),
-    kimi: join(root, "kimi"),
-    pi: join(root, "pi"),
-  };
+  const homes = homesOf(root);
+  await Deno.mkdir(homes.userHome, { recursive: true });
   const d = await startDaemon({ homes, home });
   const idle = await idleRss(d, IDLE_SAMPLE_MS);
   await d.stop();
@@ -157,7 +150,7 @@ async function warmLoop(d: RunningDaemon) {
 
 /** Append → searchable through the search route (it runs refreshIfStale itself). */
 async function appendLatency(c: Corpus, d: RunningDaemon) {
-  const target = c.sessions.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+  const target = appendTarget(c);
   const path = target.append.path;
   const st0 = await Deno.stat(path);
   const line = appender(target.append);

@@ -2,7 +2,8 @@
  * One benchmark phase per child process (fresh heap, so peak RSS belongs to the phase):
  *   deno run -A --v8-flags=--expose-gc,<DAEMON_V8_FLAGS> bench/phases.ts <phase> <corpus> <store>
  * prints one JSON line with the phase's figures. Phases:
- *  - baseline: read every transcript file and JSON.parse every line; stat every file;
+ *  - baseline: read every transcript file and JSON.parse every line, and every JSON
+ *              column of every row of the SQLite sources' databases; stat every file;
  *  - backfill: a fresh store and one cold sweep through the production wiring;
  *  - serve:    the store-level figures on the backfilled store: the startup check and
  *              no-op sweeps (time, and bytes written: the counting Fs plus writer.lock,
@@ -14,6 +15,7 @@
  *              (its state), then a query loop, and the RSS after it.
  */
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { sourceIoStats } from "../lib/message_search/mod.ts";
 import type { Corpus } from "./corpus/mod.ts";
 import { gc, ioWriteBytes, memory, stats, wire } from "./harness.ts";
@@ -22,7 +24,40 @@ import { QUERIES, runQueries } from "./phase_query.ts";
 
 const [phase, dir, storeRoot] = Deno.args;
 const corpus = JSON.parse(await Deno.readTextFile(join(dir!, "corpus.json"))) as Corpus;
+/** Transcript files (JSONL); the shared databases are listed apart. */
 const files = corpus.sessions.flatMap((s) => s.files);
+const databases = corpus.databases ?? [];
+/** Every source file a no-op sweep stats: transcripts and databases. */
+const statFiles = [...files, ...databases.map((d) => d.path)];
+
+/**
+ * The JSON columns a reader of each database parses, one query per table (OpenCode keeps
+ * message and part JSON in `data`; Goose the content and metadata of each message).
+ */
+const DB_JSON: Record<string, string[]> = {
+  opencode: ["SELECT data FROM message", "SELECT data FROM part"],
+  goose: ["SELECT content_json, metadata_json FROM messages"],
+};
+
+/** Reads every row of a database's JSON columns and parses them; returns the rows read. */
+function parseDatabase(source: string, path: string): number {
+  // Read-only, as any reader of a live store; the corpus's databases are closed (no WAL).
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    let rows = 0;
+    for (const sql of DB_JSON[source] ?? []) {
+      for (const row of db.prepare(sql).iterate()) {
+        for (const v of Object.values(row as Record<string, unknown>)) {
+          if (typeof v === "string") JSON.parse(v);
+        }
+        rows++;
+      }
+    }
+    return rows;
+  } finally {
+    db.close();
+  }
+}
 
 async function baseline() {
   const dec = new TextDecoder();
@@ -38,6 +73,7 @@ async function baseline() {
         lines++;
       }
     }
+    for (const d of databases) lines += parseDatabase(d.source, d.path);
     return { ms: performance.now() - t, lines };
   };
   await parse(); // page cache warm-up: the backfill reads warm files too
@@ -45,13 +81,13 @@ async function baseline() {
   const statRuns: number[] = [];
   for (let i = 0; i < 7; i++) {
     const t = performance.now();
-    for (const f of files) await Deno.lstat(f);
+    for (const f of statFiles) await Deno.lstat(f);
     statRuns.push(performance.now() - t);
   }
   const syncRuns: number[] = [];
   for (let i = 0; i < 7; i++) {
     const t = performance.now();
-    for (const f of files) Deno.lstatSync(f);
+    for (const f of statFiles) Deno.lstatSync(f);
     syncRuns.push(performance.now() - t);
   }
   return { parseMs: p.ms, lines: p.lines, statMs: stats(statRuns), statSyncMs: stats(syncRuns) };
@@ -76,12 +112,51 @@ async function backfill() {
     ms,
     records,
     sessions: Object.keys(m.sessions).length,
+    bySource: perSource(r.sources, Object.keys(m.sessions)),
     errors: errors.slice(0, 5),
     storeBytes: w.fs.written,
     ioWriteBytes: ioWriteBytes() - io0,
     manifestBytes,
     peakRss: memory().peak,
   };
+}
+
+/**
+ * Per source of the corpus or of the sweep: what the corpus wrote (sessions, prose
+ * messages) beside what the backfill indexed (sessions in the manifest, records added),
+ * and whether the source was swept at all (a source without a plugin is not). A source
+ * whose counts differ is a bug in its writer or its extractor (or it is not wired).
+ */
+function perSource(
+  swept: Record<string, { recordsAdded: number; skipped: Record<string, number> }>,
+  keys: string[],
+) {
+  const sessionsOf: Record<string, number> = {};
+  for (const k of keys) {
+    const src = k.slice(0, k.indexOf(":"));
+    sessionsOf[src] = (sessionsOf[src] ?? 0) + 1;
+  }
+  const sources = new Set([...Object.keys(corpus.bySource), ...Object.keys(swept)]);
+  const out: Record<string, {
+    swept: boolean;
+    sessions: number;
+    expectedSessions: number;
+    records: number;
+    expectedRecords: number;
+    skipped: Record<string, number>;
+  }> = {};
+  for (const src of sources) {
+    const want = corpus.bySource[src as keyof typeof corpus.bySource];
+    out[src] = {
+      swept: src in swept,
+      sessions: sessionsOf[src] ?? 0,
+      expectedSessions: want?.sessions ?? 0,
+      records: swept[src]?.recordsAdded ?? 0,
+      expectedRecords: want?.messages ?? 0,
+      skipped: swept[src]?.skipped ?? {},
+    };
+  }
+  return out;
 }
 
 /** The store's writer lock (store/writer_lock.ts LOCK_FILE, not exported by the door). */
@@ -142,7 +217,7 @@ async function serve() {
 }
 
 /** Fresh engines a cold query of the rss phase may take to answer `ready`. */
-const COLD_ATTEMPTS = 3;
+const COLD_ATTEMPTS = 5;
 /** Rounds of the query set in the rss phase (after the cold queries). */
 const RSS_LOOP_ROUNDS = 10;
 
@@ -166,6 +241,8 @@ async function rss() {
         attempts: attempt,
       };
       if (r.state === "ready") break;
+      // A moment for whatever else holds the cores to pass before the next fresh engine.
+      await new Promise((res) => setTimeout(res, 250));
     }
   }
   const e = w.engine();

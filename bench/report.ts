@@ -66,6 +66,25 @@ export function renderTable(r: R): string {
     `≥ ${T.backfillRatio}× and ≥ 100k msg/s`,
     ok(bfMsgs >= T.backfillMsgs && bfMsgs / baseMsgs >= T.backfillRatio),
   ]);
+  if (bf.bySource) {
+    const per = Object.entries(bf.bySource as Record<string, R>);
+    const bad = per.filter(([, x]) =>
+      !x.swept || x.records !== x.expectedRecords || x.sessions !== x.expectedSessions
+    );
+    rows.push([
+      `records per source after the backfill (${per.length} sources)`,
+      per.map(([src, x]) =>
+        `${src} ${x.swept ? `${n(x.records)} in ${n(x.sessions)}` : "not swept"}`
+      ).join(" · "),
+      `written: ${
+        per.map(([src, x]) => `${src} ${n(x.expectedRecords)} in ${n(x.expectedSessions)}`)
+          .join(" · ")
+      }`,
+      `${per.length - bad.length}/${per.length} equal`,
+      "every source swept, records and sessions equal to what was written",
+      ok(bad.length === 0),
+    ]);
+  }
   const onDisk = df.storeBytesOnDisk;
   rows.push([
     "store bytes on disk after the backfill",
@@ -220,10 +239,16 @@ export function renderTable(r: R): string {
     `${r.machine.ramGiB} GiB, Deno ${r.machine.deno}; load average at start ${
       r.machine.load ?? "–"
     }`;
+  const perSource = c.bySource
+    ? "per source: " +
+      Object.entries(c.bySource as Record<string, R>).map(([src, t]) =>
+        `${src} ${n(t.sessions)} sessions, ${n(t.messages)} messages, ${mib(t.bytes)}`
+      ).join(" · ")
+    : "";
   const table = [
     "| figure | ours | same-run baseline | ratio | target | met |",
     "|---|---|---|---|---|---|",
     ...rows.map((row) => `| ${row.join(" | ")} |`),
   ];
-  return [head, "", ...table].join("\n");
+  return [head, ...(perSource ? [perSource] : []), "", ...table].join("\n");
 }

@@ -5,6 +5,7 @@
  * them here, so library code and tests never touch the real machine's state.
  */
 import { join, resolve } from "node:path";
+import { type HomeRule, type HomeSource, SOURCE_HOME_RULES } from "./source_homes.ts";
 
 /** State root override; default `$HOME/.intendant`. */
 export const ENV_INTENDANT_HOME = "INTENDANT_HOME";
@@ -31,6 +32,21 @@ export const ENV_CLAUDE_CONFIG_DIR = "CLAUDE_CONFIG_DIR";
 export const ENV_KIMI_CODE_HOME = "KIMI_CODE_HOME";
 export const ENV_PI_CODING_AGENT_DIR = "PI_CODING_AGENT_DIR";
 export const ENV_TMPDIR = "TMPDIR";
+/** Gemini CLI's replacement for $HOME: transcripts under `<it>/.gemini`. */
+export const ENV_GEMINI_CLI_HOME = "GEMINI_CLI_HOME";
+/** Qwen Code's runtime base (wins over QWEN_HOME). */
+export const ENV_QWEN_RUNTIME_DIR = "QWEN_RUNTIME_DIR";
+export const ENV_QWEN_HOME = "QWEN_HOME";
+export const ENV_COPILOT_HOME = "COPILOT_HOME";
+export const ENV_CURSOR_CONFIG_DIR = "CURSOR_CONFIG_DIR";
+/** OpenCode's database, absolute or relative to its data dir. */
+export const ENV_OPENCODE_DB = "OPENCODE_DB";
+/** Goose's path root: its data dir is `<it>/data`. */
+export const ENV_GOOSE_PATH_ROOT = "GOOSE_PATH_ROOT";
+/** Base of OpenCode's and Goose's data dirs. @default ~/.local/share */
+export const ENV_XDG_DATA_HOME = "XDG_DATA_HOME";
+/** Where Copilot CLI before 1.0.4 kept its home (`<it>/.copilot`). */
+export const ENV_XDG_CONFIG_HOME = "XDG_CONFIG_HOME";
 
 /** Every variable the program reads, for the README and the permission profile. */
 export const ENV_VARS_READ: readonly string[] = [
@@ -47,6 +63,15 @@ export const ENV_VARS_READ: readonly string[] = [
   ENV_KIMI_CODE_HOME,
   ENV_PI_CODING_AGENT_DIR,
   ENV_TMPDIR,
+  ENV_GEMINI_CLI_HOME,
+  ENV_QWEN_RUNTIME_DIR,
+  ENV_QWEN_HOME,
+  ENV_COPILOT_HOME,
+  ENV_CURSOR_CONFIG_DIR,
+  ENV_OPENCODE_DB,
+  ENV_GOOSE_PATH_ROOT,
+  ENV_XDG_DATA_HOME,
+  ENV_XDG_CONFIG_HOME,
 ];
 
 export const DEFAULT_PORT = 8765;
@@ -62,6 +87,16 @@ export function parseBool(value: string | undefined | null): boolean {
 export interface AgentHome {
   path: string;
   explicit: boolean;
+}
+
+/** Where one external source is read, resolved from its home rule (lib/source_homes.ts). */
+export interface SourceHomes {
+  /** Its homes: the main one first, then a legacy one whose variable is set. */
+  homes: AgentHome[];
+  /** The variable that moved the main home, or that would (null: none exists). */
+  env: string | null;
+  /** Files a variable names (OPENCODE_DB), absolute, with that variable. */
+  files: { path: string; env: string }[];
 }
 
 /** Every field filled; nothing downstream falls back to the environment. */
@@ -94,6 +129,8 @@ export interface ResolvedConfig {
     workers: number | null;
   };
   agentHomes: { codex: AgentHome; claude: AgentHome; kimi: AgentHome; pi: AgentHome };
+  /** Every external source's homes, keyed by source id, in the rules' order. */
+  sourceHomes: Record<HomeSource, SourceHomes>;
   server: { host: "127.0.0.1"; port: number };
 }
 
@@ -121,6 +158,13 @@ export function resolveConfig(
   const homeDir = home ? resolve(cwd, home) : stateRoot;
   const cacheRoot = join(stateRoot, "cache", "message_search");
   const port = args.port ?? parsePort(env[ENV_PORT]);
+  const sourceHomes = Object.fromEntries(
+    Object.entries(SOURCE_HOME_RULES).map(([id, rule]) => [
+      id,
+      resolveSourceHomes(rule, { env, home: homeDir, cwd }),
+    ]),
+  ) as Record<HomeSource, SourceHomes>;
+  const main = (s: HomeSource) => sourceHomes[s].homes[0]!;
   return {
     home: homeDir,
     cwd,
@@ -141,12 +185,14 @@ export function resolveConfig(
       windowDays: parseWindowDays(env[ENV_MESSAGE_SEARCH_WINDOW_DAYS]),
       workers: parseWorkers(env[ENV_INDEX_WORKERS]),
     },
+    // The original four by their historical keys (the same objects as in sourceHomes).
     agentHomes: {
-      codex: agentHome(env[ENV_CODEX_HOME], homeDir, ".codex", cwd),
-      claude: agentHome(env[ENV_CLAUDE_CONFIG_DIR], homeDir, ".claude", cwd),
-      kimi: agentHome(env[ENV_KIMI_CODE_HOME], homeDir, ".kimi-code", cwd),
-      pi: agentHome(env[ENV_PI_CODING_AGENT_DIR], homeDir, join(".pi", "agent"), cwd),
+      codex: main("codex"),
+      claude: main("claude-code"),
+      kimi: main("kimi"),
+      pi: main("pi"),
     },
+    sourceHomes,
     server: { host: "127.0.0.1", port },
   };
 }
@@ -155,17 +201,55 @@ function nonEmpty(v: string | undefined): string | undefined {
   return v !== undefined && v.trim() !== "" ? v : undefined;
 }
 
-/** Expands a leading `~` (Pi documents it for PI_CODING_AGENT_DIR) and resolves relative paths. */
-function agentHome(
-  value: string | undefined,
-  home: string,
-  fallback: string,
-  cwd: string,
-): AgentHome {
-  const v = nonEmpty(value);
-  if (!v) return { path: resolve(cwd, home, fallback), explicit: false };
+/**
+ * A variable's path: a leading `~` expanded (Pi documents it for PI_CODING_AGENT_DIR; a
+ * shell that did not expand it leaves it for us), relative paths resolved against cwd.
+ */
+function expandPath(v: string, home: string, cwd: string): string {
   const expanded = v === "~" ? home : v.startsWith("~/") ? join(home, v.slice(2)) : v;
-  return { path: resolve(cwd, expanded), explicit: true };
+  return resolve(cwd, expanded);
+}
+
+/**
+ * One source's homes from its rule: the first set variable of `env` / `envFallback` (plus
+ * `envSuffix`), else the default (under the XDG base when the rule names one and it is
+ * set, else under $HOME); then the legacy home while its variable is set; then the file a
+ * `fileEnv` variable names (relative to the main home).
+ */
+function resolveSourceHomes(
+  rule: HomeRule,
+  o: { env: Readonly<Record<string, string | undefined>>; home: string; cwd: string },
+): SourceHomes {
+  const { env, home, cwd } = o;
+  const vars = [rule.env, ...(rule.envFallback ?? [])].filter((v): v is string => v !== null);
+  const setVar = vars.find((v) => nonEmpty(env[v]) !== undefined);
+  let main: AgentHome;
+  let used: string | null = rule.env ?? rule.xdg?.base.env ?? null;
+  if (setVar) {
+    const base = expandPath(nonEmpty(env[setVar])!, home, cwd);
+    main = { path: resolve(base, ...(rule.envSuffix ?? [])), explicit: true };
+    used = setVar;
+  } else if (rule.xdg && nonEmpty(env[rule.xdg.base.env])) {
+    const base = expandPath(nonEmpty(env[rule.xdg.base.env])!, home, cwd);
+    main = { path: resolve(base, ...rule.xdg.under), explicit: true };
+    used = rule.xdg.base.env;
+  } else {
+    main = { path: resolve(cwd, home, ...rule.defaultUnderHome), explicit: false };
+  }
+  const homes = [main];
+  const legacyBase = rule.legacy ? nonEmpty(env[rule.legacy.env]) : undefined;
+  if (rule.legacy && legacyBase) {
+    const path = resolve(expandPath(legacyBase, home, cwd), ...rule.legacy.under);
+    if (path !== main.path) homes.push({ path, explicit: true });
+  }
+  const files: SourceHomes["files"] = [];
+  const file = rule.fileEnv ? nonEmpty(env[rule.fileEnv]) : undefined;
+  if (rule.fileEnv && file) {
+    // OpenCode resolves a relative OPENCODE_DB against its data dir, not the cwd.
+    const path = file.startsWith("~") ? expandPath(file, home, cwd) : resolve(main.path, file);
+    files.push({ path, env: rule.fileEnv });
+  }
+  return { homes, env: used, files };
 }
 
 function parsePort(value: string | undefined): number {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { parseBool, parseWindowDays, resolveConfig } from "./config.ts";
+import { ENV_VARS_READ, parseBool, parseWindowDays, resolveConfig } from "./config.ts";
+import { homeRuleEnvNames } from "./source_homes.ts";
 
 Deno.test("parseBool accepts true/yes/on/1 in any case and nothing else", () => {
   for (const v of ["1", "true", "TRUE", "yes", "Yes", "on", " on "]) {
@@ -52,4 +53,66 @@ Deno.test("resolveConfig rejects a missing home and bad numbers with the offendi
   );
   assert.throws(() => parseWindowDays("-3"), /"-3"/);
   assert.equal(parseWindowDays("7"), 7);
+});
+
+Deno.test("resolveConfig resolves every new source's home from its rule, defaults under HOME", () => {
+  const c = resolveConfig({ HOME: "/home/u" }, { cwd: "/w" });
+  const main = (s: keyof typeof c.sourceHomes) => c.sourceHomes[s].homes.map((h) => h.path);
+  assert.deepEqual(main("gemini"), ["/home/u/.gemini"]);
+  assert.deepEqual(main("qwen"), ["/home/u/.qwen"]);
+  assert.deepEqual(main("copilot"), ["/home/u/.copilot"]);
+  assert.deepEqual(main("cursor"), ["/home/u/.cursor"]);
+  assert.deepEqual(main("droid"), ["/home/u/.factory"]);
+  assert.deepEqual(main("opencode"), ["/home/u/.local/share/opencode"]);
+  assert.deepEqual(main("goose"), ["/home/u/.local/share/goose"]);
+  assert.deepEqual(c.sourceHomes.opencode.files, []);
+  assert.equal(c.sourceHomes.gemini.homes[0]!.explicit, false);
+  // The historical keys are the same homes.
+  assert.deepEqual(c.agentHomes.claude, c.sourceHomes["claude-code"].homes[0]);
+});
+
+Deno.test("resolveConfig applies each rule's override: suffix, fallback, XDG base, legacy home, named file", () => {
+  const c = resolveConfig({
+    HOME: "/home/u",
+    GEMINI_CLI_HOME: "~/g",
+    QWEN_HOME: "/qh",
+    COPILOT_HOME: "/c",
+    XDG_CONFIG_HOME: "/xc",
+    CURSOR_CONFIG_DIR: "cur",
+    XDG_DATA_HOME: "/xd",
+    OPENCODE_DB: "/dbs/oc.db",
+  }, { cwd: "/w" });
+  const main = (s: keyof typeof c.sourceHomes) => c.sourceHomes[s].homes.map((h) => h.path);
+  // GEMINI_CLI_HOME replaces $HOME: the home is `<it>/.gemini`.
+  assert.deepEqual(main("gemini"), ["/home/u/g/.gemini"]);
+  assert.equal(c.sourceHomes.gemini.env, "GEMINI_CLI_HOME");
+  // QWEN_HOME when QWEN_RUNTIME_DIR is unset, naming the base itself.
+  assert.deepEqual(main("qwen"), ["/qh"]);
+  assert.equal(c.sourceHomes.qwen.env, "QWEN_HOME");
+  // Copilot's legacy $XDG_CONFIG_HOME/.copilot is read beside COPILOT_HOME.
+  assert.deepEqual(main("copilot"), ["/c", "/xc/.copilot"]);
+  assert.deepEqual(main("cursor"), ["/w/cur"]);
+  assert.deepEqual(main("opencode"), ["/xd/opencode"]);
+  assert.deepEqual(c.sourceHomes.opencode.files, [{ path: "/dbs/oc.db", env: "OPENCODE_DB" }]);
+  // XDG_DATA_HOME moves Goose too, unless GOOSE_PATH_ROOT is set (then `<it>/data`).
+  assert.deepEqual(main("goose"), ["/xd/goose"]);
+  const g = resolveConfig({
+    HOME: "/home/u",
+    GOOSE_PATH_ROOT: "/gr",
+    XDG_DATA_HOME: "/xd",
+    QWEN_RUNTIME_DIR: "/qr",
+    QWEN_HOME: "/qh",
+    OPENCODE_DB: "named.db",
+  }, { cwd: "/w" });
+  assert.deepEqual(g.sourceHomes.goose.homes, [{ path: "/gr/data", explicit: true }]);
+  assert.deepEqual(g.sourceHomes.qwen.homes, [{ path: "/qr", explicit: true }]);
+  // A relative OPENCODE_DB names a file in the data dir.
+  assert.deepEqual(g.sourceHomes.opencode.files, [{
+    path: "/xd/opencode/named.db",
+    env: "OPENCODE_DB",
+  }]);
+});
+
+Deno.test("every variable a home rule reads is one the program reads (and the profile lets through)", () => {
+  for (const v of homeRuleEnvNames()) assert.ok(ENV_VARS_READ.includes(v), v);
 });

@@ -7,7 +7,8 @@
  * homes are per user. So `deno task start` launches main.ts under the small `launch` set,
  * which computes this profile and re-executes the program under it (see relaunch.ts).
  *   serve: net 127.0.0.1:<port> and the daemon's unix socket; read the state root and
- *          every agent home it indexes;
+ *          every agent home it indexes (for a source whose home rule names read roots,
+ *          only those: lib/source_homes.ts);
  *          write the state root only; env only the variables we read; no run, no ffi.
  *   run:   the headless runner: read/write the state root (or the pinned --log-file dir),
  *          read the project, write TMPDIR (private fallback), run `sh` and `setsid`.
@@ -17,9 +18,10 @@
  * all; a newline is never a real home), or that is not absolute and normalized is refused
  * with InvalidInputError (exit 2) naming where it came from — never split, never dropped.
  */
-import { isAbsolute, normalize } from "node:path";
+import { isAbsolute, join, normalize } from "node:path";
 import { ENV_VARS_READ, type ResolvedConfig } from "./config.ts";
 import { InvalidInputError } from "./errors.ts";
+import { type HomeRule, type HomeSource, SOURCE_HOME_RULES } from "./source_homes.ts";
 
 /** One mode's grants. */
 export interface PermissionProfile {
@@ -63,19 +65,38 @@ function checkPaths(p: PermissionProfile, from: Map<string, string>): Permission
   return p;
 }
 
+/**
+ * What the serve profile grants for each source home, with the variable it came from:
+ * the rule's `readRoots` under every home (absent: the whole home), and a file a variable
+ * names with its SQLite `-wal` (the snapshot reader copies both) and `-journal` (it
+ * lstats that one: a hot rollback journal means a writer is mid-transaction).
+ */
+export function sourceReadGrants(cfg: ResolvedConfig): { path: string; origin: string }[] {
+  const out: { path: string; origin: string }[] = [];
+  for (const [id, sh] of Object.entries(cfg.sourceHomes)) {
+    const rule: HomeRule = SOURCE_HOME_RULES[id as HomeSource];
+    sh.homes.forEach((h, i) => {
+      const origin = i === 0
+        ? `${sh.env ?? "HOME"}${sh.env ? " (or HOME)" : ""}`
+        : `${rule.legacy?.env ?? "HOME"} (the legacy ${id} home)`;
+      for (const r of rule.readRoots ?? [""]) {
+        out.push({ path: r ? join(h.path, r) : h.path, origin });
+      }
+    });
+    for (const f of sh.files) {
+      for (const suffix of ["", "-wal", "-journal"]) {
+        out.push({ path: `${f.path}${suffix}`, origin: f.env });
+      }
+    }
+  }
+  return out;
+}
+
 /** Where each configured path came from, for the refusal message. */
 function originsOf(cfg: ResolvedConfig, more: [string, string][] = []): Map<string, string> {
   const m = new Map<string, string>(more);
   m.set(cfg.stateRoot, "the state root (INTENDANT_HOME, or HOME)");
-  const vars = {
-    codex: "CODEX_HOME",
-    claude: "CLAUDE_CONFIG_DIR",
-    kimi: "KIMI_CODE_HOME",
-    pi: "PI_CODING_AGENT_DIR",
-  } as const;
-  for (const [k, h] of Object.entries(cfg.agentHomes)) {
-    if (!m.has(h.path)) m.set(h.path, `${vars[k as keyof typeof vars]} (or HOME)`);
-  }
+  for (const g of sourceReadGrants(cfg)) if (!m.has(g.path)) m.set(g.path, g.origin);
   if (cfg.logFile) m.set(cfg.logFile, "--log-file");
   m.set(cfg.tmpDir, "TMPDIR");
   return m;
@@ -86,7 +107,7 @@ export function serveProfile(
   cfg: ResolvedConfig,
   extraReadPaths: string[] = [],
 ): PermissionProfile {
-  const homes = Object.values(cfg.agentHomes).map((h) => h.path);
+  const homes = sourceReadGrants(cfg).map((g) => g.path);
   const read = cfg.messageSearch.homeOnly
     ? [cfg.stateRoot, ...extraReadPaths]
     : [cfg.stateRoot, ...homes, ...extraReadPaths];

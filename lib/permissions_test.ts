@@ -30,6 +30,16 @@ Deno.test("the serve profile reads the state root and the agent homes, writes on
     "/h/.claude",
     "/h/.kimi-code",
     "/h/.pi/agent",
+    // Issue 17's sources: only their transcript roots, never the whole home.
+    "/h/.gemini/tmp",
+    "/h/.gemini/projects.json",
+    "/h/.qwen/projects",
+    "/h/.copilot/session-state",
+    "/h/.cursor/projects",
+    "/h/.factory/sessions",
+    "/h/.factory/projects",
+    "/h/.local/share/opencode",
+    "/h/.local/share/goose/sessions",
   ]);
   assert.deepEqual(p.write, ["/h/.intendant"]);
   assert.deepEqual(p.run, []);
@@ -82,4 +92,65 @@ Deno.test("--locked relaunches with the deno.json set from a checkout and explic
   assert.ok(!single.some((a) => a.startsWith("--v8-flags")), "the runner keeps V8 defaults");
   assert.ok(single.includes("--allow-run=sh,setsid"));
   assert.deepEqual(single.slice(-3), ["file:///nowhere/intendant.js", "run", "x"]);
+});
+
+Deno.test("the serve profile grants each new source's transcript roots under its overridden homes, and nothing wider", () => {
+  const cfg = resolveConfig({
+    HOME: "/h",
+    GEMINI_CLI_HOME: "/g",
+    QWEN_HOME: "/q-home",
+    QWEN_RUNTIME_DIR: "/q-run",
+    COPILOT_HOME: "/c",
+    XDG_CONFIG_HOME: "/cfg",
+    CURSOR_CONFIG_DIR: "/cur",
+    XDG_DATA_HOME: "/data",
+    OPENCODE_DB: "custom.db",
+    GOOSE_PATH_ROOT: "/goose",
+  }, { cwd: "/w", port: 9000 });
+  const read = serveProfile(cfg).read;
+  assert.deepEqual(read.slice(5), [
+    "/g/.gemini/tmp",
+    "/g/.gemini/projects.json",
+    "/q-run/projects",
+    "/c/session-state",
+    // Copilot CLI before 1.0.4 kept its home under XDG_CONFIG_HOME: still read.
+    "/cfg/.copilot/session-state",
+    "/cur/projects",
+    "/h/.factory/sessions",
+    "/h/.factory/projects",
+    "/data/opencode",
+    // OPENCODE_DB relative to the data dir, with its WAL (the snapshot copies both) and
+    // its rollback journal (lstat'ed: a writer mid-transaction).
+    "/data/opencode/custom.db",
+    "/data/opencode/custom.db-wal",
+    "/data/opencode/custom.db-journal",
+    "/goose/data/sessions",
+  ]);
+  for (const wide of ["/g", "/g/.gemini", "/q-run", "/c", "/cur", "/h", "/data", "/goose"]) {
+    assert.ok(!read.includes(wide), `${wide} is not granted whole`);
+  }
+});
+
+Deno.test("F6 holds for the new variables: a comma in any of them is refused, naming it", () => {
+  for (
+    const name of [
+      "GEMINI_CLI_HOME",
+      "QWEN_RUNTIME_DIR",
+      "QWEN_HOME",
+      "COPILOT_HOME",
+      "CURSOR_CONFIG_DIR",
+      "OPENCODE_DB",
+      "GOOSE_PATH_ROOT",
+      "XDG_DATA_HOME",
+      "XDG_CONFIG_HOME",
+    ]
+  ) {
+    const value = name === "OPENCODE_DB" ? "/x,/" : "/x,/y";
+    const cfg = resolveConfig({ HOME: "/h", [name]: value }, { cwd: "/w", port: 9000 });
+    assert.throws(
+      () => serveProfile(cfg),
+      (err: Error) => err.name === "InvalidInputError" && err.message.includes(name),
+      name,
+    );
+  }
 });

@@ -10,7 +10,7 @@
  * (robust to a GC pause).
  * Memory (issue 16), per scale in a child process with the daemon's V8 flags (bench
  * phases.ts `rss`, so the figure is that process's own): a cold query of every needle kind
- * on a fresh engine returns `ready` (within 3 fresh engines: the suite runs in parallel on
+ * on a fresh engine returns `ready` (within 5 fresh engines, 250 ms apart: the suite runs in parallel on
  * 2 shared cores, where one cold query can lose its 150 ms wall-clock budget to other
  * processes; the attempts are printed), and the RSS after a query loop grows at most
  * RSS_GROWTH_MAX× from ¼× to 1× (the arena is capped; an uncapped resident set grows with

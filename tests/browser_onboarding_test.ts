@@ -196,13 +196,17 @@ Deno.test({
               "CLAUDE_CONFIG_DIR",
               "KIMI_CODE_HOME",
               "PI_CODING_AGENT_DIR",
+              "GEMINI_CLI_HOME",
+              "COPILOT_HOME",
+              "GOOSE_PATH_ROOT",
             ]
           ) {
             assert.ok(text.includes(v), v);
           }
           assert.ok(text.includes(join(emptyRoot, "home", ".codex", "sessions")), text);
           assert.ok(text.includes(join(emptyRoot, "state", "logs")), text);
-          assert.equal(await box.locator("li[data-state=absent]").count(), 5);
+          // One line per source: the state root's own sessions and the eleven agents.
+          assert.equal(await box.locator("li[data-state=absent]").count(), 12);
           await shot("empty-index");
           // On a phone the empty index's explanation is open from the start, unlike counts.
           await page.setViewportSize({ width: 390, height: 800 });

@@ -54,6 +54,13 @@ Deno.test("/api/coverage carries the first sweep's progress while building, and 
         ["claude-code", "skipped"],
         ["kimi", "skipped"],
         ["pi", "skipped"],
+        ["gemini", "skipped"],
+        ["qwen", "skipped"],
+        ["copilot", "skipped"],
+        ["cursor", "skipped"],
+        ["droid", "skipped"],
+        ["opencode", "skipped"],
+        ["goose", "skipped"],
       ]);
       assert.equal(mid.locations[0]!.env, "INTENDANT_HOME");
 

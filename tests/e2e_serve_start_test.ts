@@ -53,6 +53,14 @@ Deno.test("`serve` prints found/absent per source and a first-sweep line matchin
           ["claude-code", `${home}/.claude/projects`, "CLAUDE_CONFIG_DIR"],
           ["kimi", `${home}/.kimi-code/sessions`, "KIMI_CODE_HOME"],
           ["pi", `${home}/.pi/agent/sessions`, "PI_CODING_AGENT_DIR"],
+          ["gemini", `${home}/.gemini/tmp`, "GEMINI_CLI_HOME"],
+          ["qwen", `${home}/.qwen/projects`, "QWEN_RUNTIME_DIR"],
+          ["copilot", `${home}/.copilot/session-state`, "COPILOT_HOME"],
+          ["cursor", `${home}/.cursor/projects`, "CURSOR_CONFIG_DIR"],
+          // No variable of its own moves Factory Droid's home: HOME does.
+          ["droid", `${home}/.factory/sessions`, "HOME"],
+          ["opencode", `${home}/.local/share/opencode`, "XDG_DATA_HOME"],
+          ["goose", `${home}/.local/share/goose/sessions`, "GOOSE_PATH_ROOT"],
         ]
       ) {
         assert.match(

@@ -1,14 +1,16 @@
 /**
- * The one contract every extractor honours, run against all five over their fixture
+ * The one contract every extractor honours, run against all twelve over their fixture
  * homes (written in the real tools' exact formats): full extraction matches what the
  * fixture says, byte-exact Unicode; nothing from the never-indexed list is published;
  * records are stable across re-runs; extraction is hermetic (a child with no env access,
  * reading only the fixture); a torn trailing line is left for the next sweep and picked
- * up once complete; malformed lines are counted, never fatal.
+ * up once complete; malformed lines are counted, never fatal. A database source (OpenCode,
+ * Goose) has no lines to tear: a message its writer inserts is indexed exactly once.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
+  closeSharedSnapshots,
   decodeRecords,
   deriveActive,
   type ExtractOutcome,
@@ -16,12 +18,12 @@ import {
   openStore,
   PARSER_VERSION,
 } from "../lib/message_search/mod.ts";
-import { FIXTURES } from "./fixtures/all.ts";
-import { type FixtureHome, NEVER_INDEX_MARK } from "./fixtures/types.ts";
+import { ALL_FIXTURES } from "./fixtures/all.ts";
+import { type AnyFixtureHome, type DbAppendTarget, NEVER_INDEX_MARK } from "./fixtures/types.ts";
 import { DENO, REPO_ROOT, withTempDir } from "./helpers/temp.ts";
 
 async function extractAll(
-  home: FixtureHome,
+  home: AnyFixtureHome,
 ): Promise<
   Map<string, { id: string; role: string; text: string; active: boolean; subagent: boolean }[]>
 > {
@@ -48,10 +50,13 @@ async function extractAll(
   return out;
 }
 
-for (const fx of FIXTURES) {
+for (const fx of ALL_FIXTURES) {
   Deno.test(`extractor contract: ${fx.source}`, async (t) => {
     await withTempDir(async (dir) => {
-      const home = await fx.build(join(dir, "home"));
+      // One clock for this build and the hermetic child's: sources whose ids carry the
+      // creation time (OpenCode's, Goose's per-day counter) then write the same ids.
+      const now = Date.now();
+      const home = await fx.build(join(dir, "home"), { now });
 
       await t.step(
         "full extraction yields exactly the expected records, Unicode byte-exact",
@@ -116,6 +121,7 @@ for (const fx of FIXTURES) {
               join(REPO_ROOT, "tests", "helpers", "contract_child.ts"),
               fx.source,
               childDir,
+              String(now),
             ],
             clearEnv: true,
             env: { NO_COLOR: "1" },
@@ -133,6 +139,16 @@ for (const fx of FIXTURES) {
         },
       );
 
+      if (home.appendTarget.kind === "db") {
+        const target = home.appendTarget;
+        await t.step(
+          "a message the tool's writer inserts is indexed exactly once",
+          () => dbAppendStep(home, target, join(dir, "store")),
+        );
+        closeSharedSnapshots();
+        return;
+      }
+      const target = home.appendTarget;
       await t.step(
         "a torn trailing line waits for the next sweep; malformed lines are counted, never fatal",
         async () => {
@@ -143,15 +159,14 @@ for (const fx of FIXTURES) {
           });
           const indexer = new Indexer({ store, extractors: [home.extractor()], windowDays: 14 });
           await indexer.sweep();
-          const key = home.appendTarget.key;
+          const key = target.key;
           const before = (await store.readManifest()).sessions[key]!;
           const text = `contract append é漢字 ${fx.source}`;
-          const line = new TextEncoder().encode(home.appendTarget.userLine(text, 1));
+          const line = new TextEncoder().encode(target.userLine(text, 1));
           // Cut inside the multibyte "漢" so the torn half ends mid-character.
-          const cut =
-            new TextEncoder().encode(home.appendTarget.userLine(text, 1).split("漢")[0]!).length +
+          const cut = new TextEncoder().encode(target.userLine(text, 1).split("漢")[0]!).length +
             1;
-          const f = await Deno.open(home.appendTarget.path, { append: true });
+          const f = await Deno.open(target.path, { append: true });
           await f.write(line.subarray(0, cut));
           await indexer.sweep();
           const texts = async () => {
@@ -172,7 +187,7 @@ for (const fx of FIXTURES) {
           await f.write(new TextEncoder().encode("{this is not json\n"));
           await f.write(new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d, 0x0a]));
           const after = `after garbage ${fx.source}`;
-          await f.write(new TextEncoder().encode(home.appendTarget.userLine(after, 2)));
+          await f.write(new TextEncoder().encode(target.userLine(after, 2)));
           f.close();
           await indexer.sweep();
           const e = (await store.readManifest()).sessions[key]!;
@@ -191,4 +206,24 @@ for (const fx of FIXTURES) {
       );
     });
   });
+}
+
+async function dbAppendStep(home: AnyFixtureHome, target: DbAppendTarget, root: string) {
+  const store = await openStore({ root, parserVersion: PARSER_VERSION, windowDays: 14 });
+  const indexer = new Indexer({ store, extractors: [home.extractor()], windowDays: 14 });
+  await indexer.sweep();
+  const before = (await store.readManifest()).sessions[target.key]!;
+  assert.ok(before, `${target.key} indexed`);
+  const texts = async () => {
+    const e = (await store.readManifest()).sessions[target.key]!;
+    const segs = await Promise.all(e.generations.map((g) => store.loadSegment(g)));
+    return segs.flatMap((s) => decodeRecords(s).map((r) => r.text));
+  };
+  const text = `contract insert é漢字 ${home.source}`;
+  target.insertUser(text, 1);
+  await indexer.sweep();
+  await indexer.sweep();
+  assert.equal((await texts()).filter((x) => x === text).length, 1, "inserted once, indexed once");
+  const after = (await store.readManifest()).sessions[target.key]!;
+  assert.ok(after.records >= before.records + 1);
 }

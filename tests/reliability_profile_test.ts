@@ -2,18 +2,21 @@
  * Reliability-plan F6: configured paths cannot widen the permission profile. Deno splits
  * an `--allow-read=`/`--allow-write=` value on "," with no escape, so a path holding a comma
  * used to grant whatever followed it (`CLAUDE_CONFIG_DIR='/x,/'` → read access to "/").
- * fast-check feeds every configured path (HOME, INTENDANT_HOME, the four agent homes,
- * TMPDIR, --log-file, the project) with commas, `=`, NUL, newlines, `..`, `~`, relative and
- * arbitrary Unicode strings into resolveConfig → serveProfile/runProfile → profileFlags, and
- * parses the flags the way Deno does: every input is either refused with InvalidInputError
- * (the CLI's exit 2, one line) or expressed exactly — each granted path is one of the
+ * fast-check feeds every configured path (HOME, INTENDANT_HOME, every source's home
+ * variables — the four original ones and issue 17's nine —, TMPDIR, --log-file, the
+ * project) with commas, `=`, NUL, newlines, `..`, `~`, relative and arbitrary Unicode
+ * strings into resolveConfig → serveProfile/runProfile → profileFlags, and parses the
+ * flags the way Deno does: every input is either refused with InvalidInputError (the
+ * CLI's exit 2, one line) or expressed exactly — each granted path is one of the
  * configured roots, absolute and normalized. The negative control is the old builder (a
  * plain join) on the same inputs: it widens.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { join } from "node:path";
 import { resolveConfig, type ResolvedConfig } from "../lib/config.ts";
 import { InvalidInputError } from "../lib/errors.ts";
+import { type HomeRule, type HomeSource, SOURCE_HOME_RULES } from "../lib/source_homes.ts";
 import {
   type PermissionProfile,
   profileFlags,
@@ -34,14 +37,20 @@ function granted(flags: readonly string[]): string[] {
   });
 }
 
-/** The roots a config names (what a profile may grant, at most). */
+/**
+ * The roots a config names (what a profile may grant, at most): each source home, or for
+ * a source whose home rule names read roots, exactly those under it (lib/source_homes.ts),
+ * and a named database file with its WAL and rollback journal.
+ */
 function roots(cfg: ResolvedConfig, project: string): Set<string> {
-  const r = [
-    cfg.stateRoot,
-    cfg.tmpDir,
-    project,
-    ...Object.values(cfg.agentHomes).map((h) => h.path),
-  ];
+  const homes = Object.entries(cfg.sourceHomes).flatMap(([id, sh]) => {
+    const rule: HomeRule = SOURCE_HOME_RULES[id as HomeSource];
+    return [
+      ...sh.homes.flatMap((h) => (rule.readRoots ?? [""]).map((x) => x ? join(h.path, x) : h.path)),
+      ...sh.files.flatMap((f) => [f.path, `${f.path}-wal`, `${f.path}-journal`]),
+    ];
+  });
+  const r = [cfg.stateRoot, cfg.tmpDir, project, ...homes];
   if (cfg.logFile) r.push(cfg.logFile);
   return new Set(r);
 }
@@ -77,6 +86,15 @@ Deno.test("F6: no configured path widens the locked profile (fuzzed), and a bad 
     "KIMI_CODE_HOME",
     "PI_CODING_AGENT_DIR",
     "TMPDIR",
+    "GEMINI_CLI_HOME",
+    "QWEN_RUNTIME_DIR",
+    "QWEN_HOME",
+    "COPILOT_HOME",
+    "CURSOR_CONFIG_DIR",
+    "OPENCODE_DB",
+    "GOOSE_PATH_ROOT",
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_HOME",
   ];
   fc.assert(
     fc.property(

@@ -49,13 +49,23 @@ Deno.test("default mode sweeps the machine-global stores; home-only confines to 
     assert.deepEqual(show(all), [
       "global:claude-code:/home/.claude",
       "global:codex:/home/.codex",
+      // Issue 17's sources, at their default homes under HOME.
+      "global:copilot:/home/.copilot",
+      "global:cursor:/home/.cursor",
+      "global:droid:/home/.factory",
+      "global:gemini:/home/.gemini",
+      "global:goose:/home/.local/share/goose",
       "global:kimi:/home/.kimi-code",
+      "global:opencode:/home/.local/share/opencode",
       "global:pi:/home/.pi/agent",
+      "global:qwen:/home/.qwen",
       "leased:claude-code:/leased-claude",
       "persisted:codex:/tmp-codex-home",
       "persisted:kimi:/home/.kimi-code/intendant-bridges/x",
       "staged:pi:/state/cache/message_search/staging/lease-0-1",
     ]);
+    // The SQLite snapshot copies stay inside the state root.
+    assert.equal(all.snapshotDir, join(cfg.messageSearch.cacheRoot, "sqlite-snapshots"));
     const only = await resolveSourceRoots(resolveConfig(hermeticEnv(root), { cwd: root }));
     assert.deepEqual(show(only), [
       "leased:claude-code:/leased-claude",

@@ -2,7 +2,7 @@
  * Corpus shape: presets (how many sessions and messages, which huge sessions), and one
  * session's script (turns of a user prompt, assistant texts, reasoning and tool calls with
  * their output). Writers serialize a script into a source's exact on-disk format; the
- * script is what every source shares, so the five homes differ only in format.
+ * script is what every source shares, so the homes differ only in format.
  */
 import type { Source } from "../../lib/message_search/mod.ts";
 import { Rng } from "./rng.ts";
@@ -18,9 +18,16 @@ export interface Preset {
   shares: Partial<Record<Source, number>>;
   /** A few huge sessions (messages each), placed first. */
   huge: { source: Source; messages: number }[];
+  /**
+   * Every needle kind planted at least once in each source (text.ts `oweAll`), so each
+   * query has hits in every source. Off in the five-source presets, which reproduce the
+   * issue-16 corpus byte for byte (the same-run baseline of the twelve-source run).
+   */
+  needlesPerSource?: boolean;
 }
 
-const SHARES: Partial<Record<Source, number>> = {
+/** Issue 16's corpus: the five original sources. */
+const SHARES_FIVE: Partial<Record<Source, number>> = {
   "claude-code": 0.42,
   codex: 0.3,
   pi: 0.12,
@@ -28,27 +35,79 @@ const SHARES: Partial<Record<Source, number>> = {
   intendant: 0.06,
 };
 
+/**
+ * Every source (issue 17). The five keep their proportions (× 0.785); the seven new ones
+ * share the rest by how widely they are used (Gemini and Copilot CLI most, Goose least).
+ * Key order is the band order of pickByShare: the five first, as before.
+ */
+const SHARES_ALL: Partial<Record<Source, number>> = {
+  "claude-code": 0.42 * 0.785,
+  codex: 0.3 * 0.785,
+  pi: 0.12 * 0.785,
+  kimi: 0.1 * 0.785,
+  intendant: 0.06 * 0.785,
+  gemini: 0.045,
+  copilot: 0.04,
+  cursor: 0.035,
+  opencode: 0.035,
+  qwen: 0.025,
+  droid: 0.02,
+  goose: 0.015,
+};
+
+const HUGE_DEFAULT: Preset["huge"] = [
+  { source: "claude-code", messages: 24_000 },
+  { source: "codex", messages: 16_000 },
+  { source: "claude-code", messages: 12_000 },
+  { source: "pi", messages: 9_000 },
+  { source: "kimi", messages: 8_000 },
+  { source: "intendant", messages: 3_000 },
+];
+const HUGE_SMALL: Preset["huge"] = [
+  { source: "claude-code", messages: 2_000 },
+  { source: "codex", messages: 1_000 },
+];
+
+/**
+ * `default` and `small` hold all twelve sources; `default-five` and `small-five` are
+ * issue 16's five-source corpora (same sizes), for a same-run comparison.
+ */
 export const PRESETS: Record<string, Preset> = {
   default: {
     name: "default",
     sessions: 1_700,
     messages: 530_000,
-    shares: SHARES,
+    shares: SHARES_ALL,
+    // A long Gemini session (its upserts replayed in one unit) and a long OpenCode one
+    // (one session of a shared database re-derived from a snapshot).
     huge: [
-      { source: "claude-code", messages: 24_000 },
-      { source: "codex", messages: 16_000 },
-      { source: "claude-code", messages: 12_000 },
-      { source: "pi", messages: 9_000 },
-      { source: "kimi", messages: 8_000 },
-      { source: "intendant", messages: 3_000 },
+      ...HUGE_DEFAULT,
+      { source: "gemini", messages: 6_000 },
+      { source: "opencode", messages: 4_000 },
     ],
+    needlesPerSource: true,
   },
   small: {
     name: "small",
     sessions: 60,
     messages: 12_000,
-    shares: SHARES,
-    huge: [{ source: "claude-code", messages: 2_000 }, { source: "codex", messages: 1_000 }],
+    shares: SHARES_ALL,
+    huge: HUGE_SMALL,
+    needlesPerSource: true,
+  },
+  "default-five": {
+    name: "default-five",
+    sessions: 1_700,
+    messages: 530_000,
+    shares: SHARES_FIVE,
+    huge: HUGE_DEFAULT,
+  },
+  "small-five": {
+    name: "small-five",
+    sessions: 60,
+    messages: 12_000,
+    shares: SHARES_FIVE,
+    huge: HUGE_SMALL,
   },
 };
 
@@ -120,12 +179,34 @@ export function planSessions(p: Preset, seed: number, nowMs: number): SessionPla
     });
   };
   for (const h of p.huge) add(h.source, h.messages, true);
+  // Sources interleave by share (deterministic, not random: exact shares at any size).
+  const picked = everySourceOnce(
+    sources.filter((s) => (p.shares[s] ?? 0) > 0),
+    Array.from({ length: rest }, (_, i) => pickByShare(sources, p.shares, i, rest)),
+    new Set(p.huge.map((h) => h.source)),
+  );
   for (let i = 0; i < rest; i++) {
-    // Sources interleave by share (deterministic, not random: exact shares at any size).
-    const source = pickByShare(sources, p.shares, i, rest);
-    add(source, Math.max(2, Math.min(5_000, Math.round(raw[i]! * scale))), false);
+    add(picked[i]!, Math.max(2, Math.min(5_000, Math.round(raw[i]! * scale))), false);
   }
   return plans;
+}
+
+/**
+ * Gives every source of `sources` (those with a share) at least one session: a source the
+ * interleaving left out (a small share at a small size) takes the last session of the
+ * source holding the most. Leaves `picked` as it is when every source has one (the
+ * presets at 1×), and draws nothing from the rng (only the source of a session changes).
+ */
+function everySourceOnce(sources: Source[], picked: Source[], hasHuge: Set<Source>): Source[] {
+  const out = [...picked];
+  const count = (s: Source) => out.filter((x) => x === s).length + (hasHuge.has(s) ? 1 : 0);
+  for (const s of sources) {
+    if (count(s) > 0) continue;
+    const donor = sources.reduce((a, b) => (count(b) > count(a) ? b : a));
+    if (count(donor) < 2) break; // fewer sessions than sources: nothing left to give
+    out[out.lastIndexOf(donor)] = s;
+  }
+  return out;
 }
 
 function pickByShare(

@@ -59,6 +59,8 @@ export class ProseGen {
   readonly #rareRate: number;
   /** Planted-needle tallies (exact: the rare one is only ever planted in prose). */
   readonly planted = { rare: 0, mid: 0, phrase: 0, and: 0, accented: 0, cjk: 0 };
+  /** Set by {@link oweAll}: the next planted message carries every needle kind. */
+  #owed = false;
 
   constructor(seed: number, expectedMessages: number) {
     const rng = new Rng(seed ^ 0x5eed);
@@ -77,8 +79,21 @@ export class ProseGen {
     this.#rareRate = 8 / Math.max(1, expectedMessages);
   }
 
-  /** One message of about `chars` characters. */
-  message(rng: Rng, chars: number): string {
+  /**
+   * Makes the next planted message carry every needle kind once: the corpus calls it
+   * before a source's first session, so every query of the fixed set has hits in every
+   * source (the rates alone leave a small source without the rare needle).
+   */
+  oweAll(): void {
+    this.#owed = true;
+  }
+
+  /**
+   * One message of about `chars` characters. `plant: false` plants no needle (text a
+   * format then drops from its file, e.g. a Copilot rewind: a needle there would be
+   * counted in `planted` but never be on disk).
+   */
+  message(rng: Rng, chars: number, o: { plant?: boolean } = {}): string {
     const parts: string[] = [];
     let len = 0;
     let sentence = 0;
@@ -97,7 +112,7 @@ export class ProseGen {
     if (rng.chance(0.05)) text += " " + this.#accented(rng);
     if (rng.chance(0.03)) text += " " + this.#cjk(rng);
     if (rng.chance(0.02)) text += " " + rng.pick(EMOJI);
-    return this.#plant(rng, text);
+    return o.plant === false ? text : this.#plant(rng, text);
   }
 
   #sentence(rng: Rng, first: boolean): string {
@@ -124,6 +139,21 @@ export class ProseGen {
   /** Inserts needles at their rates, at word boundaries. */
   #plant(rng: Rng, text: string): string {
     const ins: string[] = [];
+    if (this.#owed) {
+      // No rng draw here: the random plants below stay what they would have been.
+      this.#owed = false;
+      ins.push(
+        NEEDLES.rare,
+        NEEDLES.mid,
+        `the ${NEEDLES.phrase} again`,
+        `${NEEDLES.and[0]} ${NEEDLES.and[1]}`,
+        NEEDLES.accented,
+        `在${NEEDLES.cjk}的服务器`,
+      );
+      for (const k of ["rare", "mid", "phrase", "and", "accented", "cjk"] as const) {
+        this.planted[k]++;
+      }
+    }
     if (rng.chance(this.#rareRate)) {
       ins.push(NEEDLES.rare);
       this.planted.rare++;

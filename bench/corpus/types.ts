@@ -1,6 +1,7 @@
 /**
  * What the corpus generator writes and remembers: per session its files and counts, and
- * how to append one more user message to it in its own format (the incremental figure).
+ * (for the five original sources) how to append one more user message to it in its own
+ * format (the incremental figure).
  */
 import type { Source } from "../../lib/message_search/mod.ts";
 
@@ -16,11 +17,19 @@ export type AppendSpec =
 export interface WrittenSession {
   source: Source;
   key: string;
+  /** The session's own transcript files (none for a session inside a shared database). */
   files: string[];
+  /**
+   * The shared database the session lives in (OpenCode, Goose): every session of the
+   * source is in it, so it is checked once (Corpus.databases), not per session.
+   */
+  db?: string;
+  /** Its files' bytes; for a database session, how much the database grew by it. */
   bytes: number;
-  /** Prose messages written (what the index must hold). */
+  /** Prose messages written (what the index must hold, superseded ones included). */
   messages: number;
-  append: AppendSpec;
+  /** How to append to it (the five original sources; the append phase uses Claude's). */
+  append?: AppendSpec;
 }
 
 /** A clock that spreads `lines` timestamps evenly over [startMs, endMs]. */
@@ -34,4 +43,14 @@ export function spreadClock(startMs: number, endMs: number, lines: number): () =
 export async function touch(path: string, ms: number): Promise<void> {
   const d = new Date(ms);
   await Deno.utime(path, d, d);
+}
+
+/** A file's size, 0 when it does not exist yet. */
+export async function sizeOf(path: string): Promise<number> {
+  try {
+    return (await Deno.stat(path)).size;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return 0;
+    throw err;
+  }
 }

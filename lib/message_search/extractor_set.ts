@@ -6,11 +6,13 @@
  * configuration: a worker receives plain, serializable roots and calls the same
  * {@link buildExtractors}.
  *
- * Every extractor built here is registered with its roots ({@link poolSpecOf}): that is
- * what lets the indexer hand its extract calls to a worker, which rebuilds the same
- * extractor from the same roots. An extractor built any other way (a test double) has no
- * spec and always runs in the indexer's thread.
+ * Every extractor built here whose plugin does not opt out (`pooled: false`, the SQLite
+ * sources) is registered with its roots ({@link poolSpecOf}): that is what lets the
+ * indexer hand its extract calls to a worker, which rebuilds the same extractor from the
+ * same roots. An extractor built any other way (a test double) or opted out has no spec
+ * and always runs in the indexer's thread.
  */
+import { join } from "node:path";
 import { type Extractor, SOURCE_PLUGINS } from "./extract/mod.ts";
 import type { ExternalSource, SourceRoots } from "./roots.ts";
 import { SEGMENT_SCHEMA } from "./store/types.ts";
@@ -52,15 +54,30 @@ function homesOf(roots: SourceRoots, source: ExternalSource): string[] {
   return roots.homes.filter((h) => h.source === source).map((h) => h.path);
 }
 
+/** The snapshot directory of SQLite sources, under the message-search cache root. */
+export const SQLITE_SNAPSHOT_DIR = "sqlite-snapshots";
+
+/**
+ * The snapshot directory of `roots`: the one the configuration named, else the cache
+ * root's beside the logs (`<state-root>/logs` → `<state-root>/cache/message_search/…`),
+ * so roots assembled by hand (tests, the bench) still keep copies inside the state root.
+ */
+function snapshotDirOf(roots: SourceRoots): string {
+  return roots.snapshotDir ??
+    join(roots.logsDir, "..", "cache", "message_search", SQLITE_SNAPSHOT_DIR);
+}
+
 /** Builds the extractors for one set of roots (one per registered source, in sweep order). */
 export function buildExtractors(roots: SourceRoots): Extractor[] {
-  return registerPoolable(
-    SOURCE_PLUGINS.map((p) =>
-      p.build({
-        logsDir: roots.logsDir,
-        homes: p.source === "intendant" ? [] : homesOf(roots, p.source),
-      })
-    ),
-    { roots: structuredClone(roots), factory: null },
-  );
+  const spec: PoolSpec = { roots: structuredClone(roots), factory: null };
+  return SOURCE_PLUGINS.map((p) => {
+    const external = p.source === "intendant" ? null : p.source;
+    const ex = p.build({
+      logsDir: roots.logsDir,
+      homes: external ? homesOf(roots, external) : [],
+      files: external ? [...roots.files?.[external] ?? []] : [],
+      snapshotDir: snapshotDirOf(roots),
+    });
+    return p.pooled === false ? ex : registerPoolable([ex], spec)[0]!;
+  });
 }

@@ -15,6 +15,7 @@ import type { ResolvedConfig } from "../config.ts";
 import { isInside, readContained } from "../durable/mod.ts";
 import { normalizeSource, SESSION_ID_GRAMMAR } from "../session_log/mod.ts";
 import type { Source } from "./record.ts";
+import { SQLITE_SNAPSHOT_DIR } from "./extractor_set.ts";
 
 /** External sources and where their transcripts live under a home. */
 export type ExternalSource = Exclude<Source, "intendant">;
@@ -32,6 +33,16 @@ export interface SourceHome {
 export interface SourceRoots {
   logsDir: string;
   homes: SourceHome[];
+  /**
+   * Files a variable names, per source (OPENCODE_DB), absolute. Machine-global like the
+   * default homes: absent in home-only mode.
+   */
+  files?: Partial<Record<ExternalSource, string[]>>;
+  /**
+   * Where SQLite sources put their private snapshot copies (inside the state root).
+   * @default `<logsDir>/../cache/message_search/sqlite-snapshots`
+   */
+  snapshotDir?: string;
 }
 
 export const LEASED_ACTIVE_DIR = "leased-active";
@@ -54,17 +65,19 @@ export const StagingRecordSchema = z.object({
 /** Resolves the roots of one sweep. Reads only the state root's own small JSON files. */
 export async function resolveSourceRoots(cfg: ResolvedConfig): Promise<SourceRoots> {
   const homes: SourceHome[] = [];
-  // The machine-global homes of the sources the configuration resolves a home for.
-  const globals: Partial<Record<ExternalSource, string>> = {
-    codex: cfg.agentHomes.codex.path,
-    "claude-code": cfg.agentHomes.claude.path,
-    kimi: cfg.agentHomes.kimi.path,
-    pi: cfg.agentHomes.pi.path,
-  };
+  // The machine-global homes of every source (a legacy home, e.g. Copilot's old
+  // $XDG_CONFIG_HOME/.copilot, after the main one).
+  const globals = Object.entries(cfg.sourceHomes).map(([source, sh]) => ({
+    source: source as ExternalSource,
+    paths: sh.homes.map((h) => h.path),
+    files: sh.files.map((f) => f.path),
+  }));
   const homeOnly = cfg.messageSearch.homeOnly;
+  const files: Partial<Record<ExternalSource, string[]>> = {};
   if (!homeOnly) {
-    for (const [source, path] of Object.entries(globals)) {
-      if (path) homes.push({ source: source as ExternalSource, path, origin: "global" });
+    for (const g of globals) {
+      for (const path of g.paths) homes.push({ source: g.source, path, origin: "global" });
+      if (g.files.length > 0) files[g.source] = g.files;
     }
   }
   for (
@@ -82,13 +95,18 @@ export async function resolveSourceRoots(cfg: ResolvedConfig): Promise<SourceRoo
     if (source) homes.push({ source, path: entry, origin: "staged", stagingEntry: entry });
   }
   for (const p of await persistedHomes(cfg.logsDir)) {
-    const globalHome = globals[p.source];
+    const globalHomes = globals.find((g) => g.source === p.source)?.paths ?? [];
     // The carve-out: in home-only mode, a persisted home at or inside the machine-global
     // store is the global store by another name.
-    if (homeOnly && globalHome && isInside(resolve(p.path), resolve(globalHome))) continue;
+    if (homeOnly && globalHomes.some((g) => isInside(resolve(p.path), resolve(g)))) continue;
     homes.push({ source: p.source, path: resolve(p.path), origin: "persisted" });
   }
-  return { logsDir: cfg.logsDir, homes: dedupeHomes(homes) };
+  return {
+    logsDir: cfg.logsDir,
+    homes: dedupeHomes(homes),
+    files,
+    snapshotDir: join(cfg.messageSearch.cacheRoot, SQLITE_SNAPSHOT_DIR),
+  };
 }
 
 function externalSource(raw: string): ExternalSource | null {

@@ -11,17 +11,11 @@
  * other errors propagate.
  */
 import { join } from "node:path";
-import {
-  ENV_CLAUDE_CONFIG_DIR,
-  ENV_CODEX_HOME,
-  ENV_INTENDANT_HOME,
-  ENV_KIMI_CODE_HOME,
-  ENV_PI_CODING_AGENT_DIR,
-  type ResolvedConfig,
-} from "../config.ts";
+import { ENV_INTENDANT_HOME, type ResolvedConfig } from "../config.ts";
 import { type ExternalSource } from "./roots.ts";
 import { TRANSCRIPT_SUBDIRS } from "./lease.ts";
-import type { Source } from "./record.ts";
+import { type Source, SOURCES } from "./record.ts";
+import { type HomeRule, SOURCE_HOME_RULES } from "../source_homes.ts";
 
 /** One source's configured location. */
 export interface SourceLocation {
@@ -33,22 +27,17 @@ export interface SourceLocation {
    * skipped: home-only mode leaves this machine-global store out of every sweep.
    */
   state: "found" | "absent" | "unreadable" | "skipped";
-  /** The environment variable that points this source elsewhere. */
+  /**
+   * The environment variable that points this source elsewhere (HOME for a source no
+   * variable of its own moves: Factory Droid reads `~/.factory` only).
+   */
   env: string;
   /** Whether the path came from that variable (false: the default under HOME). */
   explicit: boolean;
 }
 
-const EXTERNAL: readonly {
-  source: ExternalSource;
-  env: string;
-  home: keyof ResolvedConfig["agentHomes"];
-}[] = [
-  { source: "codex", env: ENV_CODEX_HOME, home: "codex" },
-  { source: "claude-code", env: ENV_CLAUDE_CONFIG_DIR, home: "claude" },
-  { source: "kimi", env: ENV_KIMI_CODE_HOME, home: "kimi" },
-  { source: "pi", env: ENV_PI_CODING_AGENT_DIR, home: "pi" },
-];
+/** The external sources in SOURCES order (the configuration resolves a home for each). */
+const EXTERNAL = SOURCES.filter((s): s is ExternalSource => s !== "intendant");
 
 async function look(path: string): Promise<"found" | "absent" | "unreadable"> {
   try {
@@ -74,10 +63,15 @@ export async function sourceLocations(cfg: ResolvedConfig): Promise<SourceLocati
     env: ENV_INTENDANT_HOME,
     explicit: cfg.stateRoot !== join(cfg.home, ".intendant"),
   }];
-  for (const e of EXTERNAL) {
-    const home = cfg.agentHomes[e.home];
-    const dirs = TRANSCRIPT_SUBDIRS[e.source].map((d) => join(home.path, d));
-    const base = { source: e.source, env: e.env, explicit: home.explicit };
+  for (const source of EXTERNAL) {
+    const sh = cfg.sourceHomes[source];
+    const home = sh.homes[0]!;
+    // What the profile grants is what is looked at: the rule's read roots ("" is the home
+    // itself, where OpenCode's databases sit), else the transcript subdirectories.
+    const rule: HomeRule = SOURCE_HOME_RULES[source];
+    const subs = rule.readRoots ?? TRANSCRIPT_SUBDIRS[source];
+    const dirs = subs.map((d) => (d ? join(home.path, d) : home.path));
+    const base = { source, env: sh.env ?? "HOME", explicit: home.explicit };
     if (cfg.messageSearch.homeOnly) {
       out.push({ ...base, path: dirs[0]!, state: "skipped" });
       continue;

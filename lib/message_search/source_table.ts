@@ -5,7 +5,8 @@
  * permission profile and lease staging read their per-source facts here, so a new source
  * is one folder under extract/, one fixture writer and one row.
  * Invariants: a row for every id in SOURCES (the Record type enforces it); this module
- * imports types only, so the UI bundle may import it without pulling server code in.
+ * imports types and the import-free home rules (lib/source_homes.ts) only, so the UI
+ * bundle may import it without pulling server code in.
  * Resume forms of the original five, and why:
  *  - intendant: `intendant run --resume <id> "…"`: our CLI takes the new task as the
  *    positional argument; "…" marks where it goes (spec "Resume and Rehydration").
@@ -15,11 +16,14 @@
  *  - kimi: `cd <project> && kimi --session <id>`: Kimi buckets sessions by working
  *    directory; an unknown id in the wrong directory silently starts a NEW session.
  *  - pi: `pi --session <path>`: Pi's `--session` takes the session FILE.
- * The seven issue-17 rows carry the forms formats-more.md names; each source's engineer
- * confirms them when its extractor lands (until then no session of theirs is listed).
+ * The seven issue-17 rows carry the forms formats-more.md names and their engineers
+ * reported (Gemini's, Droid's and Goose's are not confirmed against the tools themselves).
+ * Where each source's home is and which variables move it: lib/source_homes.ts (the
+ * rows' `home`), shared with the configuration and the permission profile.
  */
 import type { ResumeFacts, SourceRow } from "./extract/mod.ts";
 import type { Source } from "./record.ts";
+import { SOURCE_HOME_RULES as H } from "../source_homes.ts";
 
 const cdOf = (f: ResumeFacts, q: (s: string) => string) =>
   f.project ? `cd ${q(f.project)} && ` : "";
@@ -39,7 +43,7 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     label: "Codex",
     colour: { light: "#047857", dark: "#6ee7b7" },
     resume: (f, q) => `codex resume ${q(f.sessionId)}`,
-    home: { env: "CODEX_HOME", defaultUnderHome: [".codex"] },
+    home: H.codex,
     transcriptSubdirs: ["sessions", "archived_sessions"],
   },
   "claude-code": {
@@ -47,7 +51,7 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     label: "Claude Code",
     colour: { light: "#c2410c", dark: "#fdba74" },
     resume: (f, q) => `${cdOf(f, q)}claude --resume ${q(f.sessionId)}`,
-    home: { env: "CLAUDE_CONFIG_DIR", defaultUnderHome: [".claude"] },
+    home: H["claude-code"],
     transcriptSubdirs: ["projects"],
   },
   kimi: {
@@ -55,7 +59,7 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     label: "Kimi",
     colour: { light: "#1d4ed8", dark: "#93c5fd" },
     resume: (f, q) => `${cdOf(f, q)}kimi --session ${q(f.sessionId)}`,
-    home: { env: "KIMI_CODE_HOME", defaultUnderHome: [".kimi-code"] },
+    home: H.kimi,
     transcriptSubdirs: ["sessions"],
   },
   pi: {
@@ -67,7 +71,7 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
       // Without a known file Pi can still pick the session interactively (`pi --resume`).
       return file ? `pi --session ${q(file)}` : "pi --resume";
     },
-    home: { env: "PI_CODING_AGENT_DIR", defaultUnderHome: [".pi", "agent"] },
+    home: H.pi,
     transcriptSubdirs: ["sessions"],
   },
   gemini: {
@@ -76,9 +80,8 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     colour: { light: "#0e7490", dark: "#67e8f9" },
     // Gemini resumes by session id among the current project's sessions.
     resume: (f, q) => `${cdOf(f, q)}gemini --resume ${q(f.sessionId)}`,
-    // GEMINI_CLI_HOME replaces $HOME (formats-more §1.1): the agent home is `<it>/.gemini`;
-    // the gemini extractor's engineer wires that rule with the row.
-    home: { env: "GEMINI_CLI_HOME", defaultUnderHome: [".gemini"] },
+    // GEMINI_CLI_HOME replaces $HOME (formats-more §1.1): the agent home is `<it>/.gemini`.
+    home: H.gemini,
     transcriptSubdirs: ["tmp"],
   },
   qwen: {
@@ -86,7 +89,7 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     label: "Qwen Code",
     colour: { light: "#7c3aed", dark: "#ddd6fe" },
     resume: (f, q) => `${cdOf(f, q)}qwen --resume ${q(f.sessionId)}`,
-    home: { env: "QWEN_HOME", defaultUnderHome: [".qwen"] },
+    home: H.qwen,
     transcriptSubdirs: ["projects"],
   },
   copilot: {
@@ -94,7 +97,7 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     label: "Copilot CLI",
     colour: { light: "#374151", dark: "#d1d5db" },
     resume: (f, q) => `copilot --resume ${q(f.sessionId)}`,
-    home: { env: "COPILOT_HOME", defaultUnderHome: [".copilot"] },
+    home: H.copilot,
     transcriptSubdirs: ["session-state"],
   },
   cursor: {
@@ -103,7 +106,7 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     colour: { light: "#4b5563", dark: "#e5e7eb" },
     // The chat id is the transcript's file stem (formats-more §4.4).
     resume: (f, q) => `${cdOf(f, q)}cursor-agent --resume ${q(f.sessionId)}`,
-    home: { env: "CURSOR_CONFIG_DIR", defaultUnderHome: [".cursor"] },
+    home: H.cursor,
     transcriptSubdirs: ["projects", "chats"],
   },
   droid: {
@@ -111,8 +114,8 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     label: "Factory Droid",
     colour: { light: "#a16207", dark: "#fde047" },
     resume: (f, q) => `${cdOf(f, q)}droid --resume ${q(f.sessionId)}`,
-    // No environment override is known (formats-more §5.1).
-    home: { env: null, defaultUnderHome: [".factory"] },
+    // No environment override is known (formats-more §5.1): HOME alone moves it.
+    home: H.droid,
     transcriptSubdirs: ["sessions", "projects"],
   },
   opencode: {
@@ -120,7 +123,7 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     label: "OpenCode",
     colour: { light: "#0f766e", dark: "#5eead4" },
     resume: (f, q) => `${cdOf(f, q)}opencode --session ${q(f.sessionId)}`,
-    home: { env: null, defaultUnderHome: [".local", "share", "opencode"] },
+    home: H.opencode,
     transcriptSubdirs: ["storage"],
   },
   goose: {
@@ -128,7 +131,7 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     label: "Goose",
     colour: { light: "#b45309", dark: "#fcd34d" },
     resume: (f, q) => `goose session --resume --session-id ${q(f.sessionId)}`,
-    home: { env: "GOOSE_PATH_ROOT", defaultUnderHome: [".local", "share", "goose"] },
+    home: H.goose,
     transcriptSubdirs: ["sessions"],
   },
 };

@@ -1,6 +1,8 @@
 /**
- * Session naming across backends. Source strings collapse to the canonical five
- * (intendant, codex, claude-code, kimi, pi); names lose control characters, escape
+ * Session naming across backends. Source strings collapse to the canonical ids (the
+ * original five — intendant, codex, claude-code, kimi, pi — and the seven of issue 17, in
+ * message_search record.ts SOURCES order, so a persisted backend or a name overlay of any
+ * indexed source is accepted); names lose control characters, escape
  * sequences and bidi overrides (lib/text stripControls), are whitespace-collapsed and cut
  * at 180 characters (code points, never splitting a surrogate pair) on write AND read, so
  * a hand-edited file cannot smuggle an unbounded or terminal-driving name into a listing.
@@ -10,7 +12,20 @@
 import { readContained, writeFileAtomic } from "../durable/mod.ts";
 import { stripControls } from "../text/mod.ts";
 
-export const CANONICAL_SOURCES = ["intendant", "codex", "claude-code", "kimi", "pi"] as const;
+export const CANONICAL_SOURCES = [
+  "intendant",
+  "codex",
+  "claude-code",
+  "kimi",
+  "pi",
+  "gemini",
+  "qwen",
+  "copilot",
+  "cursor",
+  "droid",
+  "opencode",
+  "goose",
+] as const;
 export type Source = (typeof CANONICAL_SOURCES)[number];
 
 /** Longest name kept, in characters (code points). */
@@ -31,6 +46,23 @@ const ALIASES: Record<string, Source> = {
   pi: "pi",
   "pi coding agent": "pi",
   "pi agent": "pi",
+  gemini: "gemini",
+  "gemini cli": "gemini",
+  qwen: "qwen",
+  "qwen code": "qwen",
+  copilot: "copilot",
+  "copilot cli": "copilot",
+  "github copilot": "copilot",
+  "github copilot cli": "copilot",
+  cursor: "cursor",
+  "cursor cli": "cursor",
+  "cursor agent": "cursor",
+  droid: "droid",
+  "factory droid": "droid",
+  factory: "droid",
+  opencode: "opencode",
+  "open code": "opencode",
+  goose: "goose",
 };
 
 /** Maps a free-form source string to its canonical name, or null when unknown. */

@@ -25,7 +25,15 @@ Deno.test("free-form sources collapse to the canonical five", () => {
     ["Pi Coding Agent", "pi"],
     ["codex", "codex"],
     ["intendant", "intendant"],
-    ["gemini", null],
+    ["Gemini CLI", "gemini"],
+    ["qwen-code", "qwen"],
+    ["GitHub Copilot", "copilot"],
+    ["cursor-agent", "cursor"],
+    ["Factory Droid", "droid"],
+    ["OpenCode", "opencode"],
+    ["goose", "goose"],
+    // An agent no extractor reads stays unknown ("gemini" was this example before issue 17).
+    ["aider", null],
   ];
   for (const [raw, want] of cases) assert.equal(normalizeSource(raw), want, raw);
 });
@@ -63,8 +71,8 @@ Deno.test("overlays are written atomically, normalized on read, applied by sessi
     await setOverlayName(path, { source: "codex", sessionId: "t1", name: null });
     assert.equal((await readNameOverlays(path)).codex?.t1, undefined);
     await assert.rejects(
-      setOverlayName(path, { source: "gemini", sessionId: "x", name: "n" }),
-      /Unknown session source "gemini"/,
+      setOverlayName(path, { source: "aider", sessionId: "x", name: "n" }),
+      /Unknown session source "aider"/,
     );
   }));
 

@@ -171,6 +171,10 @@ const ID_FIELDS: Partial<Record<Source, string[][]>> = {
   "claude-code": [["uuid"], ["parentUuid"], ["sessionId"], ["message", "id"], ["leafUuid"]],
   kimi: [["agentId"], ["event", "uuid"], ["event", "stepUuid"], ["count"]],
   pi: [["id"], ["parentId"], ["parentSession"]],
+  gemini: [["id"], ["$rewindTo"], ["sessionId"]],
+  qwen: [["uuid"], ["parentUuid"], ["sessionId"]],
+  copilot: [["id"], ["parentId"], ["data", "messageId"]],
+  droid: [["id"], ["message", "id"], ["parentId"]],
 };
 
 /** A format's id-like fields; none for a source this mutator does not know yet. */
@@ -281,6 +285,8 @@ export function buildBatch(
         const at = m.at % (s.length + 1);
         setAt(obj, p, s.slice(0, at) + m.inject + s.slice(at));
       } else if (m.op === "id") {
+        // A format without id fields (Cursor's transcripts) has nothing to forge.
+        if (idFieldsOf(source).length === 0) continue;
         const f = idFieldsOf(source)[m.which % idFieldsOf(source).length]!;
         const dupOf = m.dup !== null && ids.length ? ids[m.dup % ids.length] : undefined;
         // A copy: a shared sub-object could otherwise make a later line circular.

@@ -7,11 +7,11 @@
  * (CoverageEmpty). Damaged index shards (coverage.degraded) are counted in the line:
  * being rebuilt, or lost with their source. On narrow screens (≤ NARROW_MAX_PX) the whole
  * panel is one summary line, collapsed until tapped (open from the start only for an empty
- * index). Never blocks the list.
+ * index). Never blocks the list. The parent polls coverage (one poller for the bar and
+ * the toolbar's source chips).
  */
 import { html } from "htm/preact";
 import type { CoverageView, Source } from "../api_client.ts";
-import { useCoverage } from "../hooks/use_coverage.ts";
 import { useMedia } from "../hooks/use_media.ts";
 import { plural } from "../lib/format.ts";
 import { SOURCE_LABEL, SOURCE_LIST } from "../lib/sources.ts";
@@ -36,9 +36,10 @@ function chip(c: CoverageView, s: Source) {
   </li>`;
 }
 
-/** The bar. */
-export function CoverageBar() {
-  const { coverage: c, error } = useCoverage();
+/** The bar, over coverage polled by its parent (hooks/use_coverage.ts). */
+export function CoverageBar(
+  { coverage: c, error }: { coverage: CoverageView | null; error: string | null },
+) {
   const narrow = useMedia(`(max-width: ${NARROW_MAX_PX}px)`);
   if (!c) {
     const text = error ? `Coverage unavailable: ${error}` : "Checking the message index…";

@@ -9,6 +9,7 @@
 import { html } from "htm/preact";
 import type { Ref } from "preact";
 import { useMemo } from "preact/hooks";
+import { useCoverage } from "../hooks/use_coverage.ts";
 import type { SessionsModel } from "../hooks/use_sessions.ts";
 import { useSearchLane } from "../hooks/use_search_lane.ts";
 import { onResultsKeyDown } from "../lib/result_nav.ts";
@@ -40,6 +41,8 @@ export function RecentView(props: RecentViewProps) {
     ? { q, includeSuperseded: search.includeSuperseded, source: search.sources, role: search.roles }
     : null;
   const lane = useSearchLane(laneQuery, LANE_PAGE);
+  // One poller feeds both the coverage bar and the toolbar's source chips.
+  const cov = useCoverage();
   const summaries = useMemo(() => new Map(sessions.sessions.map((s) => [s.key, s])), [
     sessions.sessions,
   ]);
@@ -56,8 +59,8 @@ export function RecentView(props: RecentViewProps) {
   return html`
     <div class="view" hidden=${hidden}>
       <${SearchToolbar} model=${search} onChange=${onSearch} messageLane=${messageLane}
-        inputRef=${inputRef} />
-      <${CoverageBar} />
+        inputRef=${inputRef} coverage=${cov.coverage} />
+      <${CoverageBar} coverage=${cov.coverage} error=${cov.error} />
       <div class="results" onKeyDown=${onResultsKeyDown}>${body}</div>
     </div>
   `;

@@ -2,7 +2,8 @@
  * The quick-search toolbar: the search box (focused on load, Escape clears it, ArrowDown
  * moves into the results), source filter chips (none pressed = every source), and — when
  * the message lane is available and something is typed — role filters and the "Include
- * rewound" toggle. Chips are toggle buttons with aria-pressed, so their state is
+ * rewound" toggle. Source chips are those with sessions in the index (lib/sources.ts
+ * chipSources) plus any pressed. Chips are toggle buttons with aria-pressed, so their state is
  * announced and they sit in the tab order. A filter is only ever shown where it applies:
  * role and rewound filters act on message search alone, so they are hidden (and say
  * nothing) while the plain recent list shows; the source chips apply to both views and
@@ -11,7 +12,8 @@
 import { html } from "htm/preact";
 import type { Ref } from "preact";
 import type { ListState, Role } from "../lib/route.ts";
-import { SOURCE_LABEL, SOURCE_LIST } from "../lib/sources.ts";
+import type { CoverageView } from "../api_client.ts";
+import { chipSources, SOURCE_LABEL } from "../lib/sources.ts";
 import { focusFirstResult } from "../lib/result_nav.ts";
 
 export type { Role };
@@ -25,6 +27,8 @@ export interface SearchToolbarProps {
   onChange(next: SearchModel): void;
   messageLane: boolean;
   inputRef: Ref<HTMLInputElement>;
+  /** What the index holds (null until it answers): which source chips to show. */
+  coverage: CoverageView | null;
 }
 
 const ROLES: [Role, string][] = [["user", "User"], ["assistant", "Assistant"]];
@@ -41,7 +45,9 @@ function chip(label: string, pressed: boolean, onClick: () => void, cls = "") {
 }
 
 /** The toolbar. */
-export function SearchToolbar({ model, onChange, messageLane, inputRef }: SearchToolbarProps) {
+export function SearchToolbar(
+  { model, onChange, messageLane, inputRef, coverage }: SearchToolbarProps,
+) {
   const set = (patch: Partial<SearchModel>) => onChange({ ...model, ...patch });
   const onInput = (e: Event) => set({ q: (e.currentTarget as HTMLInputElement).value });
   const onKeyDown = (e: KeyboardEvent) => {
@@ -55,7 +61,7 @@ export function SearchToolbar({ model, onChange, messageLane, inputRef }: Search
   };
   const onSuperseded = (e: Event) =>
     set({ includeSuperseded: (e.currentTarget as HTMLInputElement).checked });
-  const sources = SOURCE_LIST.map((s) =>
+  const sources = chipSources(coverage, model.sources).map((s) =>
     chip(SOURCE_LABEL[s], model.sources.includes(s), () => {
       set({ sources: toggle(model.sources, s) });
     }, `src-${s}`)

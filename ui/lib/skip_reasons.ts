@@ -2,7 +2,9 @@
  * Skip reasons in plain words. The extractors count skipped input by reason code (a fixed
  * vocabulary per extractor, `discovery:` prefixed when the file walk found it); the
  * coverage table shows a phrase a user can act on and keeps the code in a tooltip for bug
- * reports. Figures are the extractors' limits (record.ts, cursor.ts, kimi_limits.ts).
+ * reports. Figures are the extractors' limits (record.ts, cursor.ts, kimi_limits.ts); a
+ * code several sources count under different limits (oversized_line: 16 MiB for Copilot,
+ * Cursor and Droid, 32 MiB for Gemini and Qwen, 64 MiB for the shared reader) names none.
  * A code without a phrase (a newer extractor) is shown with its underscores as spaces.
  * Pure.
  */
@@ -12,7 +14,9 @@ const PHRASES: Record<string, string> = {
   malformed_line: "unreadable lines",
   malformed_record: "unreadable records",
   malformed_entry: "unreadable entries",
-  oversized_line: "lines over 64 MiB",
+  oversized_line: "lines over the source's line-size limit",
+  invalid_utf8: "lines that are not UTF-8",
+  blank_line: "blank lines",
   bad_timestamp: "lines without a valid time",
   no_uuid: "messages without an id",
   bad_uuid: "messages with a bad id",
@@ -27,6 +31,45 @@ const PHRASES: Record<string, string> = {
   wrapper_session: "wrapper sessions (their inner session is indexed)",
   header_invalid: "transcripts with an unreadable header",
   header_pending: "transcripts still being started (no header yet)",
+  legacy_twin: "old JSON copies of JSONL transcripts",
+  legacy_json_unparsable: "unreadable old JSON transcripts",
+  vanished: "files that disappeared while being read",
+  too_many_messages: "sessions with too many messages",
+  too_many_records: "sessions with too many records",
+  // Copilot CLI's rewritten files (the whole file is read again; nothing is lost).
+  partial_read: "files read again after a partial read",
+  window_invalid: "files read again after a rewrite",
+  cut_below_window: "files read again after a rewrite",
+  history_changed: "files read again after a rewrite",
+  id_reused: "files read again after a rewrite",
+  // SQLite stores (OpenCode, Goose).
+  db_busy: "databases busy with a writer (read on the next sweep)",
+  db_corrupt: "damaged databases",
+  db_schema: "databases in an unknown layout",
+  db_error: "databases that could not be read",
+  db_missing: "databases that disappeared",
+  db_not_sqlite: "files that are not SQLite databases",
+  db_refused: "databases refused (links or special files)",
+  db_too_large: "databases too large to copy",
+  db_unreadable: "databases without read permission",
+  message_invalid: "unreadable messages",
+  part_invalid: "unreadable message parts",
+  content_invalid: "unreadable message content",
+  session_invalid: "unreadable session files",
+  unexplained_branch: "branches no rewind explains (kept, marked rewound)",
+  // Codex, Claude Code, Kimi, Pi and native words the scan of the extractors found.
+  bad_rollback: "rollbacks that could not be applied",
+  torn_tail: "unfinished ends of compressed transcripts",
+  symlinked_dir: "linked folders (not followed)",
+  bad_rewound_row: "rewind records that could not be read",
+  header_without_id: "session headers without an id",
+  sidechain_unreadable: "sub-agent transcripts that could not be read",
+  sidechain_session_unknown: "sub-agent transcripts of an unknown session",
+  file_vanished: "files that disappeared while being read",
+  replayed_from_other_session: "history copied in by a resume (indexed with its own session)",
+  bad_session_name: "session folders with unexpected names",
+  wire_outside_agent_dir: "transcripts outside an agent folder",
+  bad_agent_dir: "agent folders with unexpected names",
   // Whole sessions a bound keeps out (Kimi Code).
   oversized_record: "sessions with a record over 2 MiB",
   oversized_wire: "sessions with a transcript over 64 MiB",

@@ -16,6 +16,13 @@ import { CODEX_PARSER_VERSION, createCodexExtractor } from "./codex/codex.ts";
 import { CLAUDE_PARSER_VERSION, createClaudeExtractor } from "./claude/claude.ts";
 import { createKimiExtractor, KIMI_PARSER_VERSION } from "./kimi/kimi.ts";
 import { createPiExtractor, PI_PARSER_VERSION } from "./pi/pi.ts";
+import { createGeminiExtractor, GEMINI_PARSER_VERSION } from "./gemini/gemini.ts";
+import { createQwenExtractor, QWEN_PARSER_VERSION } from "./qwen/qwen.ts";
+import { COPILOT_PLUGIN } from "./copilot/copilot.ts";
+import { CURSOR_PLUGIN } from "./cursor/cursor.ts";
+import { DROID_PLUGIN } from "./droid/droid.ts";
+import { createOpenCodeExtractor, OPENCODE_PARSER_VERSION } from "./opencode/opencode.ts";
+import { createGooseExtractor, GOOSE_PARSER_VERSION } from "./goose/goose.ts";
 
 export type * from "./framework/plugin.ts";
 export { countSkip, nextRewriteEpoch, resolveLimits, runEntryFlow } from "./framework/plugin.ts";
@@ -29,6 +36,26 @@ export {
   KIMI_WIRE_MAX_RECORD_BYTES,
 } from "./kimi/kimi.ts";
 export { createPiExtractor, PI_PARSER_VERSION };
+export { createGeminiExtractor, GEMINI_PARSER_VERSION };
+export { createQwenExtractor, QWEN_PARSER_VERSION };
+export { COPILOT_PARSER_VERSION, createCopilotExtractor } from "./copilot/copilot.ts";
+export { createCursorExtractor, CURSOR_PARSER_VERSION } from "./cursor/cursor.ts";
+export { createDroidExtractor, DROID_PARSER_VERSION } from "./droid/droid.ts";
+export { createOpenCodeExtractor, OPENCODE_PARSER_VERSION };
+export { createGooseExtractor, GOOSE_PARSER_VERSION };
+export { closeSharedSnapshots } from "./framework/sqlite_snapshot.ts";
+
+/**
+ * A SQLite source's snapshot directory: the wiring always passes one inside the state
+ * root; a plugin built without it (never in production) refuses rather than pick a
+ * directory of its own.
+ */
+function snapshotDirOf(source: Source, dir: string | undefined): string {
+  if (dir === undefined) {
+    throw new TypeError(`Cannot build the ${source} extractor: no snapshotDir`);
+  }
+  return dir;
+}
 
 /** Every source with an extractor, in sweep order. */
 export const SOURCE_PLUGINS: readonly SourcePlugin[] = [
@@ -57,6 +84,41 @@ export const SOURCE_PLUGINS: readonly SourcePlugin[] = [
     source: "pi",
     parserVersion: PI_PARSER_VERSION,
     build: (r) => createPiExtractor({ agentDirs: r.homes }),
+  },
+  {
+    source: "gemini",
+    parserVersion: GEMINI_PARSER_VERSION,
+    // Gemini homes are the `.gemini` folders themselves (GEMINI_CLI_HOME + "/.gemini").
+    build: (r) => createGeminiExtractor({ geminiDirs: r.homes }),
+  },
+  {
+    source: "qwen",
+    parserVersion: QWEN_PARSER_VERSION,
+    build: (r) => createQwenExtractor({ runtimeDirs: r.homes }),
+  },
+  COPILOT_PLUGIN,
+  CURSOR_PLUGIN,
+  DROID_PLUGIN,
+  {
+    source: "opencode",
+    parserVersion: OPENCODE_PARSER_VERSION,
+    build: (r) =>
+      createOpenCodeExtractor(
+        { dataDirs: r.homes, dbFiles: r.files ?? [] },
+        { snapshotDir: snapshotDirOf("opencode", r.snapshotDir) },
+      ),
+    // Each unit names the whole database: a worker would copy it again per unit.
+    pooled: false,
+  },
+  {
+    source: "goose",
+    parserVersion: GOOSE_PARSER_VERSION,
+    build: (r) =>
+      createGooseExtractor(
+        { dataDirs: r.homes },
+        { snapshotDir: snapshotDirOf("goose", r.snapshotDir) },
+      ),
+    pooled: false,
   },
 ];
 

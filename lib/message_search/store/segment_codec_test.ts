@@ -443,3 +443,23 @@ Deno.test("fuzz: garbage, truncated, flipped and re-sealed bytes throw CorruptGe
     isDeepStrictEqual(Object.keys(kinds).every((k) => kinds[k as keyof typeof kinds] > 0), true),
   );
 });
+
+Deno.test("strings that begin with U+FEFF round-trip: ids, locators, item ids and texts", () => {
+  // The reliability fuzz (Droid, seed 852697107) met a message id of "\uFEFF": a UTF-8
+  // decoder that strips a leading BOM read it back as "", and the segment as corrupt.
+  const records = [
+    rec(0, "\uFEFFbom at the start, ascii", {
+      id: "\uFEFF",
+      item_id: "\uFEFFitem",
+      locator: {
+        v: 1,
+        kind: "external_record_id",
+        record_id: "\uFEFF",
+        file: "\uFEFFf.jsonl",
+        hash: "0".repeat(16),
+      },
+    }),
+    rec(1, "\uFEFFcafé 東京", { id: "\uFEFFr1" }),
+  ];
+  roundTrip(segOf(records));
+});

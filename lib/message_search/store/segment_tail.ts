@@ -36,7 +36,9 @@ export const LOCATOR_KINDS = [
 
 const KIND_INDEX = new Map<string, number>(LOCATOR_KINDS.map((k, i) => [k, i]));
 const enc = new TextEncoder();
-const utf8Fatal = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM: a string that begins with U+FEFF must decode to itself (a stripped BOM turned an
+// id of "\uFEFF" into "" and shifted every highlight of a text that began with one).
+const utf8Fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 /** A growable byte buffer the encoder appends to. */

@@ -97,7 +97,9 @@ export interface DecodeOptions {
    */
   verify?: "all" | "lazy";
 }
-const utf8Fatal = new TextDecoder("utf-8", { fatal: true });
+// ignoreBOM: a string that begins with U+FEFF must decode to itself (a stripped BOM turned an
+// id of "\uFEFF" into "" and shifted every highlight of a text that began with one).
+const utf8Fatal = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 function fail(detail: string): never {
   throw new FormatError(detail);

@@ -41,18 +41,14 @@ export type CopilotSkip =
   | "malformed_record"
   | "blank_line";
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+const utf8 = new TextDecoder("utf-8");
 
 /** Decodes and interprets one line's bytes (without its "\n"). */
 export function parseCopilotLine(bytes: Uint8Array): CopilotItem {
   if (bytes.length === 0) return { kind: "skip", reason: "blank_line" };
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    // A torn multi-byte sequence or another encoding: the line is data we cannot read.
-    return { kind: "skip", reason: "invalid_utf8" };
-  }
+  // Not fatal, as every extractor reads: stray non-UTF-8 bytes inside a valid JSON line
+  // decode to U+FFFD and the message is still indexed (never lost to one byte).
+  const text = utf8.decode(bytes);
   if (text.trim() === "") return { kind: "skip", reason: "blank_line" };
   let raw: unknown;
   try {

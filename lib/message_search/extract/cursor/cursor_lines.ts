@@ -23,7 +23,7 @@ export type CursorItem =
   | { kind: "other" }
   | { kind: "skip"; reason: "invalid_utf8" | "malformed_line" | "malformed_record" };
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+const utf8 = new TextDecoder("utf-8");
 const USER_QUERY = /<user_query>([\s\S]*?)<\/user_query>/g;
 const ONLY_TAGGED = /^\s*(?:<([A-Za-z_][\w-]*)(?:\s[^>]*)?>[\s\S]*?<\/\1>\s*)+$/;
 
@@ -41,13 +41,9 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /** Decodes and interprets one JSONL line (bytes without "\n"). */
 export function parseCursorLine(bytes: Uint8Array): CursorItem {
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    // Not UTF-8: counted, never guessed.
-    return { kind: "skip", reason: "invalid_utf8" };
-  }
+  // Not fatal, as every extractor reads: stray non-UTF-8 bytes inside a valid JSON line
+  // decode to U+FFFD and the message is still indexed (never lost to one byte).
+  const text = utf8.decode(bytes);
   if (text.trim() === "") return { kind: "other" };
   let raw: unknown;
   try {

@@ -144,7 +144,7 @@ export function cursorJsonlPass(
   return { records, skipped, state };
 }
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+const utf8 = new TextDecoder("utf-8");
 
 /** Parses a whole legacy `.txt` transcript (its complete lines). */
 export function cursorTxtPass(
@@ -159,13 +159,8 @@ export function cursorTxtPass(
   for (const l of lines) {
     // A skipped (oversized) line leaves a gap: blank lines keep the numbering exact.
     while (first + texts.length < l.lineNo) texts.push("");
-    try {
-      texts.push(utf8.decode(l.bytes));
-    } catch {
-      // One undecodable line is counted and read as blank, so block lines keep their numbers.
-      countSkip(skipped, "invalid_utf8");
-      texts.push("");
-    }
+    // Not fatal: stray non-UTF-8 bytes decode to U+FFFD, the line keeps its text.
+    texts.push(utf8.decode(l.bytes));
   }
   const records = parseCursorTxt(texts, first).map((b, n) => {
     noteTitle(state, ctx, b.role, b.text);

@@ -40,7 +40,7 @@ export type DroidItem =
     reason: "invalid_utf8" | "malformed_line" | "malformed_record" | "blank_line";
   };
 
-const utf8 = new TextDecoder("utf-8", { fatal: true });
+const utf8 = new TextDecoder("utf-8");
 const INJECTED =
   /<(system-reminder|local-command-stdout|command-name|command-message|command-args)>[\s\S]*?<\/\1>/g;
 
@@ -73,13 +73,9 @@ export function headerOf(raw: unknown): DroidHeader | null {
 /** Decodes and interprets one line (bytes without "\n"). */
 export function parseDroidLine(bytes: Uint8Array): DroidItem {
   if (bytes.length === 0) return { kind: "skip", reason: "blank_line" };
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    // Not UTF-8: counted, never guessed.
-    return { kind: "skip", reason: "invalid_utf8" };
-  }
+  // Not fatal, as every extractor reads: stray non-UTF-8 bytes inside a valid JSON line
+  // decode to U+FFFD and the message is still indexed (never lost to one byte).
+  const text = utf8.decode(bytes);
   if (text.trim() === "") return { kind: "skip", reason: "blank_line" };
   let raw: unknown;
   try {

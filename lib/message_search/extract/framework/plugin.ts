@@ -23,6 +23,7 @@
  * line "CHANGED: …" at the top of this comment.
  */
 import type { Source } from "../../record.ts";
+import type { HomeRule } from "../../../source_homes.ts";
 import type { Extractor } from "./types.ts";
 
 export type {
@@ -64,6 +65,13 @@ export interface PluginRoots {
   logsDir: string;
   /** This source's homes (global, leased, staged, persisted), as the wiring resolved them. */
   homes: string[];
+  /** Files a variable names for this source (OPENCODE_DB), absolute. @default [] */
+  files?: string[];
+  /**
+   * A private directory inside the state root for SQLite snapshot copies (created 0700 by
+   * the snapshot reader on first use).
+   */
+  snapshotDir?: string;
 }
 
 /**
@@ -77,6 +85,11 @@ export interface SourcePlugin {
   parserVersion: number;
   /** Builds the extractor over `roots`. */
   build(roots: PluginRoots): Extractor;
+  /**
+   * false: never hand this source's extract calls to the worker pool (a SQLite source: each
+   * unit names the whole database, and every worker would copy it again). @default true
+   */
+  pooled?: boolean;
 }
 
 /** What a resume command may use about one listed session. */
@@ -106,11 +119,13 @@ export interface SourceRow {
    */
   resume(f: ResumeFacts, quote: (s: string) => string): string;
   /**
-   * The agent's home: the environment variable that overrides it (null: none) and the
-   * default, as path segments under $HOME. null for the native source (its logs live in
-   * the state root).
+   * The agent's home: the environment variable that overrides it (null: none), the
+   * default as path segments under $HOME, and the further rules (a suffix on the
+   * variable's value, fallback variables, an XDG base, a legacy home, read roots) in
+   * lib/source_homes.ts, where the configuration and the profile read them. null for the
+   * native source (its logs live in the state root).
    */
-  home: { env: string | null; defaultUnderHome: string[] } | null;
+  home: HomeRule | null;
   /**
    * Subdirectories of a home that hold transcripts: what the permission profile grants and
    * what a lease stages. Empty for the native source.

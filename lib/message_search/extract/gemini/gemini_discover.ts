@@ -118,18 +118,36 @@ async function readHeader(path: string, json: boolean, max: number): Promise<Hea
   }
 }
 
+/**
+ * Small-file reads keyed by path, valid while the file's signature (dev, ino, size,
+ * mtime) holds, like the header cache: a no-op sweep stats `projects.json` and each
+ * `.project_root` but opens neither. Bounded: cleared when it outgrows SMALL_READS_MAX.
+ */
+const SMALL_READS = new Map<string, { sig: string; text: string | null }>();
+const SMALL_READS_MAX = 10_000;
+
 /** A small text file's content (`.project_root`, `projects.json`), or null. */
 async function readSmall(path: string, max: number): Promise<string | null> {
   const st = await statSource(path);
-  if (st === null || st.kind !== "file" || st.size > max) return null;
+  if (st === null || st.kind !== "file" || st.size > max) {
+    SMALL_READS.delete(path);
+    return null;
+  }
+  const sig = `${st.dev}:${st.ino}:${st.size}:${st.mtime_ms}`;
+  const hit = SMALL_READS.get(path);
+  if (hit?.sig === sig) return hit.text;
+  let text: string | null;
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(
+    text = new TextDecoder("utf-8", { fatal: true }).decode(
       await readSourceRange(path, 0, max, { expected: st }),
     );
   } catch (err) {
     if (!(err instanceof Error)) throw err;
-    return null; // Unreadable, swapped or not UTF-8: the cwd is simply unknown.
+    text = null; // Unreadable, swapped or not UTF-8: the cwd is simply unknown.
   }
+  if (SMALL_READS.size >= SMALL_READS_MAX) SMALL_READS.clear();
+  SMALL_READS.set(path, { sig, text });
+  return text;
 }
 
 /** slug → project root from `<gemini>/projects.json`. */

@@ -30,15 +30,14 @@ export interface LinesRead {
   oversized: number;
 }
 
-const fatal = new TextDecoder("utf-8", { fatal: true });
+// Not fatal, as every extractor reads: bytes that are not UTF-8 inside an otherwise valid
+// JSON line decode to U+FFFD and the line is still indexed (reliability B-series: a valid
+// message is never lost to a stray byte); a line that no longer parses is counted by the
+// parser as malformed.
+const lenient = new TextDecoder("utf-8");
 
 function decode(inc: Increment, start: number, end: number): string | null {
-  try {
-    return fatal.decode(inc.bytes.subarray(start - inc.baseOffset, end - inc.baseOffset));
-  } catch {
-    // Not UTF-8: the parser counts it as `invalid_utf8`.
-    return null;
-  }
+  return lenient.decode(inc.bytes.subarray(start - inc.baseOffset, end - inc.baseOffset));
 }
 
 /** Reads every complete line after `from` (see the header). */

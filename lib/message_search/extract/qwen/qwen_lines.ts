@@ -162,7 +162,11 @@ export function nodeOf(l: QwenLine): QwenNode {
 /** Folds a later line of the same uuid into its node. */
 export function mergeLine(n: QwenNode, l: QwenLine): void {
   n.text += l.text;
-  if (l.display !== null) n.display = l.display;
+  // A display comes only with the line that made the node: the display replaces the text
+  // as the prose, so a later line reusing the uuid (a replay, a hand-made line) taking it
+  // over would erase what was said (the reliability fuzz found exactly that). Qwen writes
+  // a user record once; repeated uuids are assistant chunks, which carry no display.
+  if (l.display !== null && n.display === null && n.text === l.text) n.display = l.display;
 }
 
 /** The node's prose role and text, or null (see the header). */

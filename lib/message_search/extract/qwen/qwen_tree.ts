@@ -255,6 +255,12 @@ function hasRewindOnChain(nodes: Map<string, QwenNode>, onChain: Set<string>): b
   return false;
 }
 
+function skippedTotal(skipped: Record<string, number>): number {
+  let n = 0;
+  for (const v of Object.values(skipped)) n += v;
+  return n;
+}
+
 /**
  * Applies appended lines to `prior` when the chain only grows (see the header); null when
  * only a full pass can answer. `nextOrder` = records already in the shard.
@@ -270,7 +276,12 @@ export function appendPass(
   const state: QwenState = { ...prior };
   const records: MessageRecord[] = [];
   for (const { text } of lines) {
+    const before = skippedTotal(skipped);
     const l = parseLine(text, skipped);
+    // A line the parser refused is hostile input: its neighbours' standing (a uuid it
+    // shadows, a parent it names) is for the full pass to decide, which the reliability
+    // fuzz proves loses no valid line; the append path stays the steady-state fast path.
+    if (skippedTotal(skipped) !== before) return null;
     if (l === null) continue;
     const cur = l.sidechain ? state.side : state.head;
     let n: TipNode;
