@@ -33,7 +33,7 @@ import {
   nextRewriteEpoch,
   runEntryFlow,
 } from "../framework/plugin.ts";
-import { readLines, type SourceLine } from "./_lines.ts";
+import { readLines, type SourceLine } from "../framework/read_lines.ts";
 import {
   discoverGemini,
   type GeminiHeaderCache,

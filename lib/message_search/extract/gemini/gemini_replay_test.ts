@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { viewOf } from "./_test_shard.ts";
+import { viewOf } from "../framework/_test_shard.ts";
 import { type GeminiEvent, lineEvent } from "./gemini_events.ts";
 import { cutReferencedFiles, proseOf } from "./gemini_prose.ts";
 import {

@@ -17,7 +17,7 @@ import {
 import { hash16Of, LocatorSchema } from "../../locator.ts";
 import { MessageRecordSchema } from "../../record.ts";
 import type { ExtractOutcome, SessionUnit } from "../framework/plugin.ts";
-import { Shard, viewOf, withDir } from "./_test_shard.ts";
+import { Shard, viewOf, withDir } from "../framework/_test_shard.ts";
 import { createGeminiExtractor, type GeminiLimits } from "./gemini.ts";
 
 const now = () => ({ now: Date.now() });

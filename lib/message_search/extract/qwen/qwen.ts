@@ -29,7 +29,7 @@ import {
   runEntryFlow,
   type SessionUnit,
 } from "../framework/plugin.ts";
-import { readLines } from "./_lines.ts";
+import { readLines } from "../framework/read_lines.ts";
 import { discoverQwen } from "./qwen_discover.ts";
 import { type QwenLimits, resolveQwenLimits } from "./qwen_limits.ts";
 import {

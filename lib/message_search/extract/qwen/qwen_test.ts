@@ -18,7 +18,7 @@ import {
 import { hash16Of, LocatorSchema } from "../../locator.ts";
 import { MessageRecordSchema } from "../../record.ts";
 import type { SessionUnit } from "../framework/plugin.ts";
-import { Shard, viewOf, withDir } from "./_test_shard.ts";
+import { Shard, viewOf, withDir } from "../framework/_test_shard.ts";
 import { createQwenExtractor, type QwenLimits } from "./qwen.ts";
 
 const now = () => ({ now: Date.now() });

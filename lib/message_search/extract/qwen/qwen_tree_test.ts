@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { viewOf } from "./_test_shard.ts";
+import { viewOf } from "../framework/_test_shard.ts";
 import { mergeLine, nodeOf, parseLine, proseOfNode } from "./qwen_lines.ts";
 import { appendPass, fullPass, type QwenPassContext, type QwenPassResult } from "./qwen_tree.ts";
 

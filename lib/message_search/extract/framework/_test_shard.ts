@@ -1,5 +1,5 @@
 /**
- * Test-only helpers for the Gemini suites (never imported by library code): temp dirs
+ * Test-only helpers for the extractor suites (Gemini, Qwen) (never imported by library code): temp dirs
  * that are always removed, and a Shard that applies outcomes the way the store does
  * (replace resets, append extends) so incremental and full results compare through
  * deriveActive.
@@ -9,7 +9,7 @@ import type { ExtractOutcome, PriorShard } from "../framework/plugin.ts";
 
 /** Runs `fn` over a fresh temp dir, removed afterwards. */
 export async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "gemini-test-" });
+  const dir = await Deno.makeTempDir({ prefix: "extract-test-" });
   try {
     await fn(dir);
   } finally {

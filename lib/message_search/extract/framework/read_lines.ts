@@ -2,8 +2,9 @@
  * Reads the complete lines after a cursor (or from the start) through the shared cursor
  * reader, past any oversized line: `readIncrement` ends an increment at a line over the
  * cap, so this loops until the file's end (as of the first read's open) is reached. Each
- * line is decoded with a FATAL UTF-8 decoder: invalid bytes give `text: null` (the parser
- * counts them) instead of U+FFFD smuggled into an otherwise valid JSON string.
+ * line is decoded leniently (invalid bytes become U+FFFD, as every extractor reads), so a
+ * stray byte inside a valid JSON line never costs its message. Shared by the Gemini and
+ * Qwen extractors (one reader, not a copy per source).
  * Bounded: at most `maxBytes` (+ one line) are kept in memory; the caller checks the
  * returned cursor's size against its file bound.
  * Errors: CursorMismatchError when `from` no longer matches the file (treat as rewritten);
