@@ -90,7 +90,7 @@ export interface Page {
   state: string;
   partial_reason?: string | null;
   took_ms: number;
-  groups: { session_key: string; total_hits: number }[];
+  groups: { session_key: string; total_hits: number; hits: { superseded: boolean }[] }[];
 }
 
 /** A running `intendant serve --locked`. */

@@ -100,6 +100,18 @@ export function rootsOf(c: Corpus): SourceRoots {
   };
 }
 
+/**
+ * The roots of one source alone: the other homes are left out, and the Intendant logs
+ * directory is an empty one unless `source` is "intendant".
+ */
+export function rootsOfOne(c: Corpus, source: string, emptyDir: string): SourceRoots {
+  const all = rootsOf(c);
+  return {
+    logsDir: source === "intendant" ? all.logsDir : emptyDir,
+    homes: all.homes.filter((h) => h.source === source),
+  };
+}
+
 /** A wired index over `c` with its store at `storeRoot`. */
 export interface Wired {
   store: Store;
@@ -109,7 +121,12 @@ export interface Wired {
 }
 
 /** createMessageIndex's wiring (cacheReads on), plus the counting Fs and an engine maker. */
-export async function wire(c: Corpus, storeRoot: string, nowMs = Date.now): Promise<Wired> {
+export async function wire(
+  c: Corpus,
+  storeRoot: string,
+  nowMs = Date.now,
+  roots: SourceRoots = rootsOf(c),
+): Promise<Wired> {
   const fs = new CountingFs();
   const store = await openStore({
     root: storeRoot,
@@ -119,7 +136,6 @@ export async function wire(c: Corpus, storeRoot: string, nowMs = Date.now): Prom
     now: nowMs,
     cacheReads: true,
   });
-  const roots = rootsOf(c);
   const indexer = new Indexer({
     store,
     extractors: () => Promise.resolve(buildExtractors(roots)),

@@ -134,6 +134,7 @@ async function machine() {
 
 const baseline = await phase("baseline");
 const backfill = await phase("backfill");
+const sources = await phase("sources");
 await Deno.mkdir(home, { recursive: true });
 log("bench: daemon backfill (intendant serve --locked on an empty store)…");
 const daemonFill = await daemonBackfill(corpus, home, log);
@@ -159,6 +160,7 @@ const results = {
   },
   baseline,
   backfill,
+  sources,
   serve,
   daemonBackfill: daemonFill,
   daemon,

@@ -156,12 +156,14 @@ async function appendLatency(c: Corpus, d: RunningDaemon) {
   const line = appender(target.append);
   const rng = new Rng(99);
   const latency: number[] = [];
+  let lastWord = "";
   try {
     for (let i = 0; i < APPENDS; i++) {
       // A search refreshes a stale index first: the append lands 0–1 s after that.
       await d.search(`benchappendwarm${i}`);
       await sleep(rng.int(1000));
       const word = `benchappend${i}q${rng.u32().toString(36)}`;
+      lastWord = word;
       const bytes = new TextEncoder().encode(
         line(`Please also check ${word} before the release`, Date.now()),
       );
@@ -181,11 +183,32 @@ async function appendLatency(c: Corpus, d: RunningDaemon) {
     await Deno.truncate(path, st0.size);
     await Deno.utime(path, st0.atime ?? new Date(), st0.mtime ?? new Date());
   }
+  // The one-shot searches that follow compare their first page with the warm loop's,
+  // which ran before these appends: wait until the daemon has swept the truncation (the
+  // appended messages are gone or superseded), or the stopword's page would differ by
+  // the session the appends made the newest.
+  const settleMs = await settleTruncation(d, target.key, lastWord);
   return {
     session: { key: target.key, messages: target.messages },
     appends: APPENDS,
     latencyMs: stats(latency),
+    settleMs,
   };
+}
+
+/**
+ * Polls (each search refreshes a stale index) until the last appended word no longer
+ * finds a current record of `key`; null when that takes over 30 s.
+ */
+async function settleTruncation(d: RunningDaemon, key: string, word: string) {
+  const t0 = performance.now();
+  while (performance.now() - t0 < 30_000) {
+    const r = await d.search(word);
+    const group = r.page.groups.find((g) => g.session_key === key);
+    if (!group?.hits.some((h) => !h.superseded)) return Math.round(performance.now() - t0);
+    await sleep(250);
+  }
+  return null;
 }
 
 async function oneShots(c: Corpus, home: string, warm: Awaited<ReturnType<typeof warmLoop>>) {

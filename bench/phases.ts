@@ -12,13 +12,17 @@
  *              RSS, its HTTP latencies and append → searchable are measured on a real
  *              `intendant serve --locked`, phase_daemon.ts);
  *  - rss:      for the growth test: a cold query of each needle kind on a fresh engine
- *              (its state), then a query loop, and the RSS after it.
+ *              (its state), then a query loop, and the RSS after it;
+ *  - sources:  each source alone: its files' (or databases') bare read+JSON.parse, then a
+ *              cold sweep of a fresh store wired with that source only, so a source's
+ *              extraction cost is a ratio against its own bytes (the corpus mix changes
+ *              between presets; this does not).
  */
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { sourceIoStats } from "../lib/message_search/mod.ts";
 import type { Corpus } from "./corpus/mod.ts";
-import { gc, ioWriteBytes, memory, stats, wire } from "./harness.ts";
+import { gc, ioWriteBytes, memory, rootsOfOne, stats, wire } from "./harness.ts";
 import { runAppends } from "./phase_append.ts";
 import { QUERIES, runQueries } from "./phase_query.ts";
 
@@ -91,6 +95,53 @@ async function baseline() {
     syncRuns.push(performance.now() - t);
   }
   return { parseMs: p.ms, lines: p.lines, statMs: stats(statRuns), statSyncMs: stats(syncRuns) };
+}
+
+/** The `sources` phase (see the header). */
+async function eachSourceAlone() {
+  const out: Record<string, { records: number; sweepMs: number; baseMs: number; lines: number }> =
+    {};
+  const empty = await Deno.makeTempDir({ prefix: "bench-empty-logs-" });
+  const bySource = new Map<string, string[]>();
+  for (const s of corpus.sessions) {
+    bySource.set(s.source, [...(bySource.get(s.source) ?? []), ...s.files]);
+  }
+  for (const d of databases) bySource.set(d.source, bySource.get(d.source) ?? []);
+  for (const [source, own] of bySource) {
+    const dbs = databases.filter((d) => d.source === source);
+    const parse = async () => {
+      const dec = new TextDecoder();
+      const t = performance.now();
+      let lines = 0;
+      for (const f of own) {
+        const text = dec.decode(await Deno.readFile(f));
+        let at = 0;
+        for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", at)) {
+          if (nl > at) JSON.parse(text.slice(at, nl));
+          at = nl + 1;
+          lines++;
+        }
+      }
+      for (const d of dbs) lines += parseDatabase(d.source, d.path);
+      return { ms: performance.now() - t, lines };
+    };
+    await parse(); // page cache warm
+    const base = await parse();
+    const root = `${storeRoot!}-${source}`;
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+    const w = await wire(corpus, root, Date.now, rootsOfOne(corpus, source, empty));
+    const t = performance.now();
+    const r = await w.indexer.sweep();
+    const sweepMs = performance.now() - t;
+    await w.indexer.stop();
+    let records = 0;
+    for (const x of Object.values(r.sources)) records += x.recordsAdded;
+    await Deno.remove(root, { recursive: true }).catch(() => {});
+    out[source] = { records, sweepMs, baseMs: base.ms, lines: base.lines };
+    gc();
+  }
+  await Deno.remove(empty, { recursive: true });
+  return out;
 }
 
 async function backfill() {
@@ -259,6 +310,8 @@ const out = phase === "baseline"
   ? await serve()
   : phase === "rss"
   ? await rss()
+  : phase === "sources"
+  ? await eachSourceAlone()
   : null;
 if (out === null) throw new RangeError(`Unknown phase "${phase}"`);
 console.log(JSON.stringify(out));

@@ -85,6 +85,19 @@ export function renderTable(r: R): string {
       ok(bad.length === 0),
     ]);
   }
+  if (r.sources) {
+    // Each source alone against its own bare parse: comparable across corpus mixes.
+    const per = Object.entries(r.sources as Record<string, R>);
+    const ratios = per.map(([src, x]) => [src, x.baseMs / x.sweepMs] as const);
+    rows.push([
+      "backfill per source, each alone (records/s of a one-source sweep ÷ its files' bare parse)",
+      ratios.map(([src, q]) => `${src} ${q.toFixed(2)}×`).join(" · "),
+      per.map(([src, x]) => `${src} ${n(Math.round(x.baseMs))} ms`).join(" · "),
+      `min ${Math.min(...ratios.map(([, q]) => q)).toFixed(2)}×`,
+      "–",
+      "–",
+    ]);
+  }
   const onDisk = df.storeBytesOnDisk;
   rows.push([
     "store bytes on disk after the backfill",

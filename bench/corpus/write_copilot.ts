@@ -10,6 +10,7 @@
  * planting no needle) is written and then rewound away — the file holds only what
  * survived, which is what the index must hold.
  */
+import { assistantMessages } from "./assistant_steps.ts";
 import { dirname, join } from "node:path";
 import { CopilotSessionWriter, uuidFrom } from "../../tests/helpers/fixtures/copilot.ts";
 import { lineEstimate, type SessionPlan, type TurnPlan } from "./plan.ts";
@@ -44,19 +45,13 @@ export async function writeCopilot(
       w.rewindTo(cut);
     }
     w.user(t.user);
-    let reasoning = false;
-    for (const s of t.steps) {
-      if (s.kind === "think") reasoning = true;
-      else if (s.kind === "tool") {
-        w.assistant("", {
-          reasoning,
-          tools: [{ name: "bash", args: { command: s.cmd }, result: s.output }],
-        });
-        reasoning = false;
-      } else {
-        w.assistant(s.text, { reasoning });
-        reasoning = false;
-      }
+    for (const { text, thinking, tool } of assistantMessages(t.steps)) {
+      w.assistant(text, {
+        reasoning: thinking,
+        ...(tool
+          ? { tools: [{ name: "bash", args: { command: tool.cmd }, result: tool.output }] }
+          : {}),
+      });
     }
     if (ti % COMPACT_EVERY === COMPACT_EVERY - 1) w.compaction();
   }

@@ -10,6 +10,7 @@
  * extractor joins to the chat. No rewinds: whether Cursor rewrites a transcript on an
  * edit is unknown (formats-more §4.4 [unc]), so the corpus does not invent one.
  */
+import { assistantMessages } from "./assistant_steps.ts";
 import { CursorTranscriptWriter } from "../../tests/helpers/fixtures/cursor.ts";
 import { uuidFrom } from "../../tests/helpers/fixtures/copilot.ts";
 import type { SessionPlan, TurnPlan } from "./plan.ts";
@@ -48,19 +49,13 @@ function writeTurns(w: CursorTranscriptWriter, turns: TurnPlan[]): void {
   for (let ti = 0; ti < turns.length; ti++) {
     const t = turns[ti]!;
     w.user(t.user, { context: ti === 0 });
-    let thinking = false;
-    for (const s of t.steps) {
-      if (s.kind === "think") thinking = true;
-      else if (s.kind === "tool") {
-        w.assistant("", {
-          thinking,
-          tools: [{ name: "Shell", input: { command: s.cmd }, result: s.output }],
-        });
-        thinking = false;
-      } else {
-        w.assistant(s.text, { thinking });
-        thinking = false;
-      }
+    for (const { text, thinking, tool } of assistantMessages(t.steps)) {
+      w.assistant(text, {
+        thinking,
+        ...(tool
+          ? { tools: [{ name: "Shell", input: { command: tool.cmd }, result: tool.output }] }
+          : {}),
+      });
     }
     w.turnEnded();
   }

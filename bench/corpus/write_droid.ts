@@ -9,6 +9,7 @@
  * prompt (same ids), then goes on — written at a small fixed rate as a second session
  * (its copied prefix is indexed again under the fork's key, as Droid shows it).
  */
+import { assistantMessages } from "./assistant_steps.ts";
 import { DroidSessionWriter } from "../../tests/helpers/fixtures/droid.ts";
 import { uuidFrom } from "../../tests/helpers/fixtures/copilot.ts";
 import { lineEstimate, type SessionPlan, type TurnPlan } from "./plan.ts";
@@ -42,19 +43,13 @@ export async function writeDroid(
   for (let ti = 0; ti < turns.length; ti++) {
     const t = turns[ti]!;
     w.user(t.user);
-    let thinking = false;
-    for (const s of t.steps) {
-      if (s.kind === "think") thinking = true;
-      else if (s.kind === "tool") {
-        w.assistant("", {
-          thinking,
-          tools: [{ name: "Execute", input: { command: s.cmd }, result: s.output }],
-        });
-        thinking = false;
-      } else {
-        w.assistant(s.text, { thinking });
-        thinking = false;
-      }
+    for (const { text, thinking, tool } of assistantMessages(t.steps)) {
+      w.assistant(text, {
+        thinking,
+        ...(tool
+          ? { tools: [{ name: "Execute", input: { command: tool.cmd }, result: tool.output }] }
+          : {}),
+      });
     }
     if (ti % STATE_EVERY === STATE_EVERY - 1) w.state();
   }

@@ -16,8 +16,10 @@
  *  - kimi: `cd <project> && kimi --session <id>`: Kimi buckets sessions by working
  *    directory; an unknown id in the wrong directory silently starts a NEW session.
  *  - pi: `pi --session <path>`: Pi's `--session` takes the session FILE.
- * The seven issue-17 rows carry the forms formats-more.md names and their engineers
- * reported (Gemini's, Droid's and Goose's are not confirmed against the tools themselves).
+ * The seven issue-17 rows carry the forms formats-more.md names, checked against each
+ * tool's own documentation (geminicli.com "Session Management": `--resume <uuid>` among
+ * the current project's sessions; Factory's CLI reference: `droid --resume [sessionId]`;
+ * Goose's CLI reference: `goose session --resume --session-id <id>`, alias `--id`).
  * Where each source's home is and which variables move it: lib/source_homes.ts (the
  * rows' `home`), shared with the configuration and the permission profile.
  */

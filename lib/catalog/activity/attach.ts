@@ -18,9 +18,14 @@ import type { ActivityStatus } from "../types.ts";
 import { ACTIVITY_CACHE, type ActivityCache } from "./cache.ts";
 import { claudeActivity, claudeRecordLine, claudeSubagentFile } from "./claude.ts";
 import { codexActivity, codexRecordLine } from "./codex.ts";
+import { copilotActivity, copilotRecordLine } from "./copilot.ts";
+import { cursorActivity, cursorRecordLine, cursorSubagentFile } from "./cursor.ts";
+import { droidActivity, droidRecordLine } from "./droid.ts";
+import { geminiActivity, geminiRecordLine, geminiSubagentFile } from "./gemini.ts";
 import { joinActivity, type JoinFile } from "./join.ts";
 import { kimiActivity, kimiRecordLine, kimiSubagentFile } from "./kimi.ts";
 import { piActivity, piRecordLine } from "./pi.ts";
+import { qwenActivity, qwenRecordLine } from "./qwen.ts";
 import { readSource, type SourceFile } from "./read_source.ts";
 import type { FileActivity } from "./types.ts";
 
@@ -43,6 +48,17 @@ const SPECS: Partial<Record<Source, SourceSpec>> = {
   },
   kimi: { parse: kimiActivity, lineOf: kimiRecordLine, subagent: kimiSubagentFile },
   pi: { parse: piActivity, lineOf: piRecordLine, subagent: () => false },
+  gemini: { parse: geminiActivity, lineOf: geminiRecordLine, subagent: geminiSubagentFile },
+  // Qwen and Copilot sub-agents write into the session's own file (sidechain / agentId
+  // records): no file is a sub-agent's; their records carry the flag.
+  qwen: { parse: qwenActivity, lineOf: qwenRecordLine, subagent: () => false },
+  copilot: { parse: copilotActivity, lineOf: copilotRecordLine, subagent: () => false },
+  cursor: { parse: cursorActivity, lineOf: cursorRecordLine, subagent: cursorSubagentFile },
+  // A Droid sub-agent file's path looks like any session's; its records carry the flag.
+  droid: { parse: droidActivity, lineOf: droidRecordLine, subagent: () => false },
+  // OpenCode and Goose keep sessions in SQLite: their calls live in DB rows (OpenCode
+  // `part` tool rows, Goose toolRequest/toolResponse content), and this reader takes one
+  // file's bytes, so their detail shows prose without tool calls until a DB reader exists.
 };
 
 /** Options for {@link attachActivity}. */

@@ -2,7 +2,9 @@
  * The OpenAI Codex extractor (formats.md §1): one unit per thread (`codex:<thread-id>`),
  * read from its single rollout, plain `.jsonl` or immutable `.jsonl.zst`. Discovery is in
  * codex_discover.ts, reading in codex_source.ts, line rules in codex_lines.ts; this file
- * decides, per sweep, how the shard moves on:
+ * plugs into the shared entry flow (framework/entry_flow.ts: classify, gone/unchanged,
+ * append, full) and decides, per sweep, how the shard moves on — the rename and content
+ * mark cases live in the flow's `append` hook:
  * - unchanged → "unchanged"; file gone → "gone";
  * - appended → "append" continuing from the saved state (orders continue);
  * - moved (archive/unarchive, another home): the key is the thread id, so the SAME
@@ -18,7 +20,11 @@
  *   When the consumed bytes are intact (a torn tail truncated and replaced, an atomic
  *   rewrite of identical content), the content mark continues instead: nothing we
  *   indexed changed, so nothing is superseded;
- * - no prior shard (or an unreadable prior state) → "replace" at generation 0.
+ * - no prior shard (or an unreadable prior state, even with the rollout unchanged) →
+ *   "replace" at generation 0, the rewrite epoch one past the shard's
+ *   (framework `nextRewriteEpoch`);
+ * - a rollout rewritten while it is read (CursorMismatchError outside the fallbacks
+ *   below) is retried within the sweep by the flow, from a fresh stat.
  * State is fixed-size (codex_lines.ts CodexState). Malformed input is counted per
  * reason; only file-system failures (swapped to a symlink, permission) throw.
  */
@@ -37,11 +43,16 @@ import {
 import { type ContentMark, cursorFromMark, readPlain, type SourceRead } from "./codex_source.ts";
 import { loadZst, markHolds, MAX_ZST_BYTES, zstLines } from "./codex_zst.ts";
 import {
+  type ClassifiedFile,
   countSkip,
+  type EntryFlow,
   type Extractor,
   type ExtractOutcome,
+  type FlowFullInput,
+  nextRewriteEpoch,
   type PriorShard,
   resolveLimits,
+  runEntryFlow,
   type SessionUnit,
   type ShardContent,
 } from "../framework/plugin.ts";
@@ -73,10 +84,11 @@ export function createCodexExtractor(
 ): Extractor {
   const limits = resolveLimits("Codex", CODEX_LIMITS, options);
   const homes = [...roots.homes];
+  const flow = codexFlow(limits);
   return {
     source: "codex",
     discover: () => discoverCodex(homes, { maxEntries: limits.maxWalkEntries }),
-    extract: (unit, prior, ctx) => extractCodex({ unit, prior, now: ctx.now, options: limits }),
+    extract: (unit, prior, ctx) => runEntryFlow(unit, prior, { now: ctx.now, flow }),
   };
 }
 
@@ -97,30 +109,80 @@ const EMPTY_MARK: ContentMark = {
   next_line: 1,
 };
 
-async function extractCodex(r: Run): Promise<ExtractOutcome> {
-  const path = r.unit.files[0]?.path;
-  const st = path === undefined ? null : await statSource(path);
-  if (path === undefined || st === null || st.kind !== "file") return { kind: "gone" };
-  const parsed = r.prior ? CodexStateSchema.safeParse(r.prior.state) : null;
-  const state = parsed?.success ? parsed.data : null;
+function parseCodexState(raw: unknown): CodexState | null {
+  const parsed = CodexStateSchema.safeParse(raw);
+  return parsed.success ? parsed.data : null;
+}
+
+/**
+ * Codex's hooks into the shared entry flow. The flow classifies the rollout against the
+ * cursor under its OWN path, so a rename reaches `append` as `dropped` with the file
+ * "new"; `append` never returns null (every case of the header has an answer there).
+ */
+function codexFlow(options: CodexExtractorOptions): EntryFlow<CodexState> {
+  const run = (i: FlowFullInput): Run => ({ unit: i.unit, prior: i.prior, now: i.now, options });
+  return {
+    parseState: parseCodexState,
+    // An unreadable state re-parses even when the rollout is unchanged: it cannot be
+    // continued, and waiting for the next write would leave the shard stale meanwhile.
+    reparseUnreadableState: true,
+    append: (i) => continueCodex(run(i), i.state, i.files[0]!, false),
+    full: (i) => {
+      const state = i.prior ? parseCodexState(i.prior.state) : null;
+      const f = i.files[0]!;
+      // With a readable state, `full` only runs as the flow's retry after `append` met a
+      // rollout rewritten mid-read: continue again from a fresh stat and classification.
+      if (state) return continueCodex(run(i), state, f, true);
+      const epoch = nextRewriteEpoch(latestCursor(i.prior), { shardExists: i.prior !== null });
+      return replace(run(i), f.path, f.path.endsWith(".zst"), epoch);
+    },
+  };
+}
+
+/**
+ * The prior cursor with the highest rewrite epoch: the shard's current epoch. A shard
+ * holds one cursor; after a rename it is keyed by the old path, so look at all of them.
+ */
+function latestCursor(prior: PriorShard | null): FileCursor | null {
+  let best: FileCursor | null = null;
+  for (const c of Object.values(prior?.cursors ?? {})) {
+    if (best === null || (c.rewrite_epoch ?? 0) > (best.rewrite_epoch ?? 0)) best = c;
+  }
+  return best;
+}
+
+/** Every case of the header with a prior shard and its readable state. */
+async function continueCodex(
+  r: Run,
+  state: CodexState,
+  f: ClassifiedFile,
+  restat: boolean,
+): Promise<ExtractOutcome> {
+  const path = f.path;
+  const prior = r.prior!;
+  const st = restat ? await statSource(path) : f.stat;
+  if (st === null || st.kind !== "file") return { kind: "gone" };
   const zst = path.endsWith(".zst");
-  const priorCursors = Object.values(r.prior?.cursors ?? {});
-  const epoch = Math.max(0, ...priorCursors.map((c) => c.rewrite_epoch ?? 0));
-  if (!r.prior || !state) return await replace(r, path, zst, r.prior ? epoch + 1 : 0);
-  const own = r.prior.cursors[path] ?? null;
+  const latest = latestCursor(prior);
+  const epoch = latest?.rewrite_epoch ?? 0;
+  const reread = nextRewriteEpoch(latest, { shardExists: true });
+  const own = prior.cursors[path] ?? null;
   // Not our path but our inode: a rename (archive, unarchive, another home on one volume).
-  const base = own ?? priorCursors.find((c) => c.dev === st.dev && c.ino === st.ino) ?? null;
+  const base = own ??
+    Object.values(prior.cursors).find((c) => c.dev === st.dev && c.ino === st.ino) ?? null;
   const mark = state.content ?? EMPTY_MARK;
   if (base) {
-    const cls = (await classifySource(path, base, { now: r.now })).class;
+    // The flow classified against our own cursor; a rename's base (or a retry after a
+    // mid-read rewrite) needs its own classification.
+    const cls = own && !restat ? f.class : (await classifySource(path, base, { now: r.now })).class;
     if (cls.kind === "gone") return { kind: "gone" };
     if (cls.kind === "unchanged") {
       if (own) return { kind: "unchanged" };
-      return shard(r, "append", path, state, r.prior.records, emptyRead(base, mark));
+      return shard(r, "append", path, state, prior.records, emptyRead(base, mark));
     }
     if (cls.kind === "appended" && !zst) {
       const read = await tryPlain(r, path, base);
-      if (read) return shard(r, "append", path, state, r.prior.records, read);
+      if (read) return shard(r, "append", path, state, prior.records, read);
     }
   }
   if (zst) {
@@ -129,19 +191,19 @@ async function extractCodex(r: Run): Promise<ExtractOutcome> {
       // Fail closed: keep what the shard has, remember the file so it is not retried
       // every sweep, and say why.
       const read = { ...emptyRead(load.cursor, mark), skipped: { [load.reason]: 1 } };
-      return shard(r, "append", path, state, r.prior.records, read);
+      return shard(r, "append", path, state, prior.records, read);
     }
     if (markHolds(load.content, mark)) {
       const read = zstLines(load.content, mark, load.cursor);
-      return shard(r, "append", path, state, r.prior.records, read);
+      return shard(r, "append", path, state, prior.records, read);
     }
-    const cursor = { ...load.cursor, rewrite_epoch: epoch + 1 };
+    const cursor = { ...load.cursor, rewrite_epoch: reread };
     return restore(r, path, state, zstLines(load.content, null, cursor));
   }
   const read = await tryPlain(r, path, cursorFromMark(mark, st, base?.rewrite_epoch ?? epoch));
-  if (read) return shard(r, "append", path, state, r.prior.records, read);
+  if (read) return shard(r, "append", path, state, prior.records, read);
   const fresh = await readPlain(path, null, {
-    rewriteEpoch: epoch + 1,
+    rewriteEpoch: reread,
     maxLineBytes: r.options.maxLineBytes,
   });
   return restore(r, path, state, fresh);

@@ -25,18 +25,19 @@
  * meta: project = workspace.yaml cwd, else the session.start/context cwd; title =
  * workspace.yaml name/summary, else the first human prompt.
  */
-import { type Increment, MAX_LINE_BYTES, readIncrement } from "../../cursor.ts";
-import type { FileCursor } from "../../cursor_types.ts";
 import type { SupersessionMark } from "../../record.ts";
-import type { EntryMeta } from "../../store/types.ts";
 import {
+  assertLineLimit,
+  type EntryMeta,
   type Extractor,
   type ExtractOutcome,
   type FlowAppendInput,
+  flowExtractor,
   type FlowFullInput,
   nextRewriteEpoch,
+  readLineBytes,
+  type ReadLinesOptions,
   resolveLimits,
-  runEntryFlow,
   type SourcePlugin,
 } from "../framework/plugin.ts";
 import { copilotHintOf, discoverCopilot } from "./copilot_discover.ts";
@@ -44,7 +45,6 @@ import {
   copilotPass,
   type CopilotPassResult,
   type CopilotState,
-  type LineIn,
   newCopilotState,
   parseCopilotState,
 } from "./copilot_pass.ts";
@@ -78,66 +78,22 @@ export function createCopilotExtractor(
   options: { limits?: Partial<CopilotLimits> } = {},
 ): Extractor {
   const limits = resolveLimits<CopilotLimits>("Copilot", COPILOT_LIMITS, options.limits);
-  if (limits.maxLineBytes > MAX_LINE_BYTES) {
-    throw new RangeError(`Copilot limit "maxLineBytes" must be at most ${MAX_LINE_BYTES}`);
-  }
+  assertLineLimit("Copilot", "maxLineBytes", limits.maxLineBytes);
   const homes = [...roots.homes];
-  const flow = {
-    parseState: parseCopilotState,
-    append: (i: FlowAppendInput<CopilotState>) => appendCopilot(i, limits),
-    full: (i: FlowFullInput) => fullCopilot(i, limits),
-  };
-  return {
+  return flowExtractor<CopilotState>({
     source: "copilot",
     discover: () => discoverCopilot(homes, limits),
-    extract: (unit, prior, ctx) => runEntryFlow(unit, prior, { now: ctx.now, flow }),
-  };
+    flow: {
+      parseState: parseCopilotState,
+      append: (i) => appendCopilot(i, limits),
+      full: (i) => fullCopilot(i, limits),
+    },
+  });
 }
 
-/** Complete lines read in one sweep, across oversized-line stops. */
-interface LinesRead {
-  lines: LineIn[];
-  cursor: FileCursor;
-  oversized: number;
-  /** False when the sweep's byte budget stopped the read before the end of the file. */
-  complete: boolean;
-}
-
-/**
- * readIncrement until the end of the file or the sweep budget: an oversized line ends an
- * increment early (the cursor resumes after it), and the valid lines behind it must not
- * wait a sweep for it.
- */
-async function readLines(
-  path: string,
-  from: FileCursor | null,
-  o: { limits: CopilotLimits; rewriteEpoch?: number },
-): Promise<LinesRead> {
-  const out: LinesRead = { lines: [], cursor: from!, oversized: 0, complete: false };
-  let cursor = from;
-  let budget = o.limits.maxSweepBytes;
-  for (;;) {
-    const inc: Increment = await readIncrement(path, cursor, {
-      maxBytes: budget,
-      maxLineBytes: o.limits.maxLineBytes,
-      ...(cursor === null && o.rewriteEpoch !== undefined ? { rewriteEpoch: o.rewriteEpoch } : {}),
-    });
-    for (const s of inc.lines) {
-      out.lines.push({
-        lineNo: s.lineNo,
-        bytes: inc.bytes.subarray(s.start - inc.baseOffset, s.end - inc.baseOffset),
-      });
-    }
-    out.oversized += inc.oversizedLines.length;
-    out.cursor = inc.cursor;
-    budget -= inc.bytes.length;
-    const progressed = inc.cursor.offset > (cursor?.offset ?? 0);
-    if (inc.complete || budget <= 0 || !progressed) {
-      out.complete = inc.complete;
-      return out;
-    }
-    cursor = inc.cursor;
-  }
+/** One sweep's read: at most `maxSweepBytes`, the next sweep continues from the cursor. */
+function sweepRead(limits: CopilotLimits): ReadLinesOptions {
+  return { maxBytes: limits.maxSweepBytes, maxLineBytes: limits.maxLineBytes };
 }
 
 /**
@@ -182,7 +138,7 @@ async function appendCopilot(
 ): Promise<ExtractOutcome | null> {
   const f = i.files[0];
   if (!f || f.class.kind !== "appended" || f.cursor === null || i.dropped) return null;
-  const inc = await readLines(f.path, f.cursor, { limits });
+  const inc = await readLineBytes(f.path, f.cursor, sweepRead(limits));
   const r = copilotPass(inc.lines, i.state, {
     sessionId: i.unit.sessionId,
     file: relOf(i),
@@ -202,8 +158,8 @@ async function appendCopilot(
 async function fullCopilot(i: FlowFullInput, limits: CopilotLimits): Promise<ExtractOutcome> {
   const f = i.files[0];
   if (!f || f.stat === null) return { kind: "gone" };
-  const inc = await readLines(f.path, null, {
-    limits,
+  const inc = await readLineBytes(f.path, null, {
+    ...sweepRead(limits),
     rewriteEpoch: nextRewriteEpoch(f.cursor, { shardExists: i.prior !== null }),
   });
   const lines = inc.lines;

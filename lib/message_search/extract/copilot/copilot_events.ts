@@ -17,6 +17,7 @@
  * Malformed input is a `skip` with a reason: not UTF-8, not JSON, not an object envelope,
  * or a prose event whose fields have the wrong types (its text is never guessed).
  */
+import { isJsonObject as isObject, parseJsonLine } from "../framework/plugin.ts";
 
 /** What one line contributes. */
 export type CopilotItem =
@@ -41,27 +42,11 @@ export type CopilotSkip =
   | "malformed_record"
   | "blank_line";
 
-const utf8 = new TextDecoder("utf-8");
-
 /** Decodes and interprets one line's bytes (without its "\n"). */
 export function parseCopilotLine(bytes: Uint8Array): CopilotItem {
-  if (bytes.length === 0) return { kind: "skip", reason: "blank_line" };
-  // Not fatal, as every extractor reads: stray non-UTF-8 bytes inside a valid JSON line
-  // decode to U+FFFD and the message is still indexed (never lost to one byte).
-  const text = utf8.decode(bytes);
-  if (text.trim() === "") return { kind: "skip", reason: "blank_line" };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    // Malformed JSON is counted by the caller, never fatal.
-    return { kind: "skip", reason: "malformed_line" };
-  }
-  return interpretEvent(raw);
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
+  // Lenient decoding; blank and non-JSON lines are skips the caller counts (json_line.ts).
+  const line = parseJsonLine(bytes);
+  return line.kind === "skip" ? line : interpretEvent(line.value);
 }
 
 function tsOf(v: unknown): number | null {

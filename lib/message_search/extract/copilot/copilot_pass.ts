@@ -17,12 +17,9 @@
  */
 import { hash16Of } from "../../locator.ts";
 import { capText, type MessageRecord } from "../../record.ts";
-import { countSkip } from "../framework/plugin.ts";
+import { countSkip, firstLineTitle } from "../framework/plugin.ts";
 import { parseCopilotLine } from "./copilot_events.ts";
 import { emptyWindow, isVanishWindow, pushWindow, type VanishWindow } from "./vanish_window.ts";
-
-/** Longest title cut from the first user prose, in code points. */
-export const TITLE_MAX_CHARS = 100;
 
 /** Carried between sweeps (see the header). */
 export interface CopilotState {
@@ -92,14 +89,6 @@ export function copilotRecordId(eventId: string, generation: number): string {
   return generation === 0 ? eventId : `${eventId}@g${generation}`;
 }
 
-/** The first line of a prompt, cut for a title. */
-export function titleFrom(text: string): string | null {
-  const line = text.trim().split("\n")[0]?.trim() ?? "";
-  if (line === "") return null;
-  const cps = [...line];
-  return cps.length > TITLE_MAX_CHARS ? cps.slice(0, TITLE_MAX_CHARS).join("") + "…" : line;
-}
-
 /** Folds `lines` into `state` (a copy is advanced and returned). */
 export function copilotPass(
   lines: Iterable<LineIn>,
@@ -148,7 +137,7 @@ export function copilotPass(
     });
     pushWindow(state.window, { id, text: capped.text });
     if (state.first_user === null && item.role === "user" && !item.subagent) {
-      state.first_user = titleFrom(item.text);
+      state.first_user = firstLineTitle(item.text);
     }
   }
   for (const [k, n] of Object.entries(skipped)) state.skips[k] = (state.skips[k] ?? 0) + n;

@@ -24,19 +24,21 @@
  * meta: project null (the encoded project dir is lossy and the JSONL has no cwd); title
  * = the first human prompt.
  */
-import { type Increment, MAX_LINE_BYTES, readIncrement } from "../../cursor.ts";
 import type { FileCursor } from "../../cursor_types.ts";
 import type { MessageRecord } from "../../record.ts";
-import type { EntryMeta } from "../../store/types.ts";
 import {
+  assertLineLimit,
   type ClassifiedFile,
+  type EntryMeta,
   type Extractor,
   type ExtractOutcome,
   type FlowAppendInput,
+  flowExtractor,
   type FlowFullInput,
+  type LineBytesRead,
   nextRewriteEpoch,
+  readLineBytes,
   resolveLimits,
-  runEntryFlow,
   type SessionUnit,
   type SourcePlugin,
 } from "../framework/plugin.ts";
@@ -46,7 +48,6 @@ import {
   cursorJsonlPass,
   type CursorState,
   cursorTxtPass,
-  type LineIn,
   parseCursorState,
 } from "./cursor_pass.ts";
 
@@ -74,55 +75,17 @@ export function createCursorExtractor(
   options: { limits?: Partial<CursorLimits> } = {},
 ): Extractor {
   const limits = resolveLimits<CursorLimits>("Cursor", CURSOR_LIMITS, options.limits);
-  if (limits.maxLineBytes > MAX_LINE_BYTES) {
-    throw new RangeError(`Cursor limit "maxLineBytes" must be at most ${MAX_LINE_BYTES}`);
-  }
+  assertLineLimit("Cursor", "maxLineBytes", limits.maxLineBytes);
   const dirs = [...roots.homes];
-  const flow = {
-    parseState: parseCursorState,
-    append: (i: FlowAppendInput<CursorState>) => appendCursor(i, limits),
-    full: (i: FlowFullInput) => fullCursor(i, limits),
-  };
-  return {
+  return flowExtractor<CursorState>({
     source: "cursor",
     discover: () => discoverCursor(dirs, limits),
-    extract: (unit, prior, ctx) => runEntryFlow(unit, prior, { now: ctx.now, flow }),
-  };
-}
-
-interface LinesRead {
-  lines: LineIn[];
-  cursor: FileCursor;
-  oversized: number;
-}
-
-/** readIncrement to the end of the file or the sweep budget, across oversized-line stops. */
-async function readLines(
-  path: string,
-  from: FileCursor | null,
-  o: { limits: CursorLimits; rewriteEpoch?: number },
-): Promise<LinesRead> {
-  const out: LinesRead = { lines: [], cursor: from!, oversized: 0 };
-  let cursor = from;
-  let budget = o.limits.maxSweepBytes;
-  for (;;) {
-    const inc: Increment = await readIncrement(path, cursor, {
-      maxBytes: budget,
-      maxLineBytes: o.limits.maxLineBytes,
-      ...(cursor === null && o.rewriteEpoch !== undefined ? { rewriteEpoch: o.rewriteEpoch } : {}),
-    });
-    for (const s of inc.lines) {
-      out.lines.push({
-        lineNo: s.lineNo,
-        bytes: inc.bytes.subarray(s.start - inc.baseOffset, s.end - inc.baseOffset),
-      });
-    }
-    out.oversized += inc.oversizedLines.length;
-    out.cursor = inc.cursor;
-    budget -= inc.bytes.length;
-    if (inc.complete || budget <= 0 || inc.cursor.offset <= (cursor?.offset ?? 0)) return out;
-    cursor = inc.cursor;
-  }
+    flow: {
+      parseState: parseCursorState,
+      append: (i) => appendCursor(i, limits),
+      full: (i) => fullCursor(i, limits),
+    },
+  });
 }
 
 /** Locator `file`: the path under the Cursor root, cut to the locator's 512-char cap. */
@@ -137,7 +100,7 @@ function relOf(unit: SessionUnit, path: string): string {
 function fileContext(
   unit: SessionUnit,
   f: ClassifiedFile,
-  read: LinesRead,
+  read: LineBytesRead,
   now: number,
   nextOrder: number,
 ): CursorFileContext {
@@ -171,7 +134,12 @@ async function foldFiles(
   const out: Folded = { records: [], skipped: {}, cursors: {}, state };
   for (const { f, from, epoch } of reads) {
     if (f.stat === null || f.class.kind === "gone") continue;
-    const read = await readLines(f.path, from, { limits, rewriteEpoch: epoch });
+    // A sweep reads at most `maxSweepBytes` per file; the next sweep continues.
+    const read = await readLineBytes(f.path, from, {
+      maxBytes: limits.maxSweepBytes,
+      maxLineBytes: limits.maxLineBytes,
+      rewriteEpoch: epoch,
+    });
     const ctx = fileContext(i.unit, f, read, i.now, nextOrder + out.records.length);
     const txt = f.role === "main" && f.path.endsWith(".txt");
     const r = txt

@@ -16,6 +16,7 @@
  * the following indented or empty lines — all skipped; the rest is prose. User blocks
  * are reduced like JSONL user text.
  */
+import { isJsonObject as isObject, parseJsonLine } from "../framework/plugin.ts";
 
 /** What one JSONL line contributes. */
 export type CursorItem =
@@ -23,7 +24,6 @@ export type CursorItem =
   | { kind: "other" }
   | { kind: "skip"; reason: "invalid_utf8" | "malformed_line" | "malformed_record" };
 
-const utf8 = new TextDecoder("utf-8");
 const USER_QUERY = /<user_query>([\s\S]*?)<\/user_query>/g;
 const ONLY_TAGGED = /^\s*(?:<([A-Za-z_][\w-]*)(?:\s[^>]*)?>[\s\S]*?<\/\1>\s*)+$/;
 
@@ -35,23 +35,14 @@ export function userProse(text: string): string | null {
   return text.trim() === "" ? null : text;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
-
 /** Decodes and interprets one JSONL line (bytes without "\n"). */
 export function parseCursorLine(bytes: Uint8Array): CursorItem {
-  // Not fatal, as every extractor reads: stray non-UTF-8 bytes inside a valid JSON line
-  // decode to U+FFFD and the message is still indexed (never lost to one byte).
-  const text = utf8.decode(bytes);
-  if (text.trim() === "") return { kind: "other" };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    // Malformed JSON is counted by the caller.
-    return { kind: "skip", reason: "malformed_line" };
+  // Lenient decoding (json_line.ts); a blank line is nothing Cursor wrote, not a skip.
+  const line = parseJsonLine(bytes);
+  if (line.kind === "skip") {
+    return line.reason === "blank_line" ? { kind: "other" } : { kind: "skip", reason: line.reason };
   }
+  const raw = line.value;
   if (!isObject(raw)) return { kind: "skip", reason: "malformed_record" };
   if (raw.role === undefined) {
     return typeof raw.type === "string"

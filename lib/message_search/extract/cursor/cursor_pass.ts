@@ -14,11 +14,8 @@
  */
 import { hash16Of } from "../../locator.ts";
 import { capText, type MessageRecord } from "../../record.ts";
-import { countSkip } from "../framework/plugin.ts";
+import { countSkip, firstLineTitle } from "../framework/plugin.ts";
 import { parseCursorLine, parseCursorTxt } from "./cursor_lines.ts";
-
-/** Longest title cut from the first user prose, in code points. */
-export const TITLE_MAX_CHARS = 100;
 
 /** Carried between sweeps. */
 export interface CursorState {
@@ -74,13 +71,6 @@ export interface CursorPassResult {
   state: CursorState;
 }
 
-function titleFrom(text: string): string | null {
-  const line = text.trim().split("\n")[0]?.trim() ?? "";
-  if (line === "") return null;
-  const cps = [...line];
-  return cps.length > TITLE_MAX_CHARS ? cps.slice(0, TITLE_MAX_CHARS).join("") + "…" : line;
-}
-
 function record(
   ctx: CursorFileContext,
   state: CursorState,
@@ -112,7 +102,7 @@ function record(
 
 function noteTitle(state: CursorState, ctx: CursorFileContext, role: string, text: string): void {
   if (state.first_user === null && role === "user" && !ctx.subagent) {
-    state.first_user = titleFrom(text);
+    state.first_user = firstLineTitle(text);
   }
 }
 

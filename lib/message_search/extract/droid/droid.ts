@@ -19,29 +19,25 @@
  * sessionTitle/title, else the first human prompt; parent_session_id = `parent` (the
  * session a fork came from), else null.
  */
-import { type Increment, MAX_LINE_BYTES, readIncrement } from "../../cursor.ts";
 import type { FileCursor } from "../../cursor_types.ts";
 import type { MessageRecord } from "../../record.ts";
-import type { EntryMeta } from "../../store/types.ts";
 import {
+  assertLineLimit,
   type ClassifiedFile,
+  type EntryMeta,
   type Extractor,
   type ExtractOutcome,
   type FlowAppendInput,
+  flowExtractor,
   type FlowFullInput,
   nextRewriteEpoch,
+  readLineBytes,
   resolveLimits,
-  runEntryFlow,
+  RootSetCache,
   type SourcePlugin,
 } from "../framework/plugin.ts";
 import { discoverDroid, type DroidHeaderCache } from "./droid_discover.ts";
-import {
-  droidPass,
-  type DroidState,
-  type LineIn,
-  newDroidState,
-  parseDroidState,
-} from "./droid_pass.ts";
+import { droidPass, type DroidState, newDroidState, parseDroidState } from "./droid_pass.ts";
 
 /** Bumped whenever extraction output for the same input changes. */
 export const DROID_PARSER_VERSION = 1;
@@ -68,76 +64,27 @@ export function createDroidExtractor(
   options: { limits?: Partial<DroidLimits> } = {},
 ): Extractor {
   const limits = resolveLimits<DroidLimits>("Droid", DROID_LIMITS, options.limits);
-  if (limits.maxLineBytes > MAX_LINE_BYTES || limits.maxHeaderBytes > MAX_LINE_BYTES) {
-    throw new RangeError(`Droid line limits must be at most ${MAX_LINE_BYTES}`);
-  }
+  assertLineLimit("Droid", "maxLineBytes", limits.maxLineBytes);
+  assertLineLimit("Droid", "maxHeaderBytes", limits.maxHeaderBytes);
   const homes = [...roots.homes];
-  const cache = headerCacheFor(homes);
-  const flow = {
-    parseState: parseDroidState,
-    append: (i: FlowAppendInput<DroidState>) => appendDroid(i, homes, limits),
-    full: (i: FlowFullInput) => fullDroid(i, homes, limits),
-  };
-  return {
+  const cache = HEADER_CACHES.obtain(homes, () => new Map());
+  return flowExtractor<DroidState>({
     source: "droid",
     discover: () => discoverDroid(homes, limits, cache),
-    extract: (unit, prior, ctx) => runEntryFlow(unit, prior, { now: ctx.now, flow }),
-  };
+    flow: {
+      parseState: parseDroidState,
+      append: (i) => appendDroid(i, homes, limits),
+      full: (i) => fullDroid(i, homes, limits),
+    },
+  });
 }
 
 /**
  * Line-1 caches per home set, process-wide: the wiring builds extractors anew every sweep,
  * and a cache that died with its instance would re-read every header every sweep. Entries
- * are validated by file signature; the oldest home set is dropped past the cap.
+ * are validated by file signature.
  */
-const HEADER_CACHES = new Map<string, DroidHeaderCache>();
-const HEADER_CACHE_HOME_SETS = 16;
-
-function headerCacheFor(homes: readonly string[]): DroidHeaderCache {
-  const key = JSON.stringify(homes);
-  const cache = HEADER_CACHES.get(key) ?? new Map();
-  HEADER_CACHES.delete(key);
-  HEADER_CACHES.set(key, cache);
-  if (HEADER_CACHES.size > HEADER_CACHE_HOME_SETS) {
-    HEADER_CACHES.delete(HEADER_CACHES.keys().next().value!);
-  }
-  return cache;
-}
-
-interface LinesRead {
-  lines: LineIn[];
-  cursor: FileCursor;
-  oversized: number;
-}
-
-/** readIncrement to the end of the file or the sweep budget, across oversized-line stops. */
-async function readLines(
-  path: string,
-  from: FileCursor | null,
-  o: { limits: DroidLimits; rewriteEpoch?: number },
-): Promise<LinesRead> {
-  const out: LinesRead = { lines: [], cursor: from!, oversized: 0 };
-  let cursor = from;
-  let budget = o.limits.maxSweepBytes;
-  for (;;) {
-    const inc: Increment = await readIncrement(path, cursor, {
-      maxBytes: budget,
-      maxLineBytes: o.limits.maxLineBytes,
-      ...(cursor === null && o.rewriteEpoch !== undefined ? { rewriteEpoch: o.rewriteEpoch } : {}),
-    });
-    for (const s of inc.lines) {
-      out.lines.push({
-        lineNo: s.lineNo,
-        bytes: inc.bytes.subarray(s.start - inc.baseOffset, s.end - inc.baseOffset),
-      });
-    }
-    out.oversized += inc.oversizedLines.length;
-    out.cursor = inc.cursor;
-    budget -= inc.bytes.length;
-    if (inc.complete || budget <= 0 || inc.cursor.offset <= (cursor?.offset ?? 0)) return out;
-    cursor = inc.cursor;
-  }
-}
+const HEADER_CACHES = new RootSetCache<DroidHeaderCache>();
 
 /** Locator `file`: the path under its Factory home (cut to the locator's 512 chars). */
 function relOf(homes: readonly string[], path: string): string {
@@ -161,8 +108,10 @@ async function foldFiles(
   const out: Folded = { records: [], skipped: {}, cursors: {}, state: o.state };
   for (const { f, from } of reads) {
     if (f.stat === null || f.class.kind === "gone") continue;
-    const read = await readLines(f.path, from, {
-      limits: o.limits,
+    // A sweep reads at most `maxSweepBytes` per file; the next sweep continues.
+    const read = await readLineBytes(f.path, from, {
+      maxBytes: o.limits.maxSweepBytes,
+      maxLineBytes: o.limits.maxLineBytes,
       rewriteEpoch: nextRewriteEpoch(f.cursor, { shardExists: i.prior !== null }),
     });
     const sub = f.role === "subagent";

@@ -14,6 +14,7 @@
  * - assistant: `text` blocks joined by "\n". Never thinking, redacted_thinking, tool_use.
  * Never: titles, todos, compaction summaries, settings.
  */
+import { isJsonObject as isObject, parseJsonLine } from "../framework/plugin.ts";
 
 /** The session header facts used. */
 export interface DroidHeader {
@@ -40,13 +41,8 @@ export type DroidItem =
     reason: "invalid_utf8" | "malformed_line" | "malformed_record" | "blank_line";
   };
 
-const utf8 = new TextDecoder("utf-8");
 const INJECTED =
   /<(system-reminder|local-command-stdout|command-name|command-message|command-args)>[\s\S]*?<\/\1>/g;
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 function str(v: unknown): string | null {
   return typeof v === "string" && v !== "" ? v : null;
@@ -72,18 +68,10 @@ export function headerOf(raw: unknown): DroidHeader | null {
 
 /** Decodes and interprets one line (bytes without "\n"). */
 export function parseDroidLine(bytes: Uint8Array): DroidItem {
-  if (bytes.length === 0) return { kind: "skip", reason: "blank_line" };
-  // Not fatal, as every extractor reads: stray non-UTF-8 bytes inside a valid JSON line
-  // decode to U+FFFD and the message is still indexed (never lost to one byte).
-  const text = utf8.decode(bytes);
-  if (text.trim() === "") return { kind: "skip", reason: "blank_line" };
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    // Malformed JSON is counted by the caller.
-    return { kind: "skip", reason: "malformed_line" };
-  }
+  // Lenient decoding; blank and non-JSON lines are skips the caller counts (json_line.ts).
+  const line = parseJsonLine(bytes);
+  if (line.kind === "skip") return line;
+  const raw = line.value;
   if (!isObject(raw) || typeof raw.type !== "string") {
     return { kind: "skip", reason: "malformed_record" };
   }

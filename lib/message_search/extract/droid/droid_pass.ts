@@ -11,13 +11,11 @@
  */
 import { hash16Of } from "../../locator.ts";
 import { capText, type MessageRecord } from "../../record.ts";
-import { countSkip } from "../framework/plugin.ts";
+import { countSkip, firstLineTitle } from "../framework/plugin.ts";
 import { parseDroidLine } from "./droid_lines.ts";
 
 /** Recent ids checked for replays (bounded: it rides in the manifest). */
 export const DUP_WINDOW = 32;
-/** Longest title cut from the first user prose, in code points. */
-const TITLE_MAX_CHARS = 100;
 
 /** Carried between sweeps. */
 export interface DroidState {
@@ -80,13 +78,6 @@ export interface DroidPassResult {
   state: DroidState;
 }
 
-function titleFrom(text: string): string | null {
-  const line = text.trim().split("\n")[0]?.trim() ?? "";
-  if (line === "") return null;
-  const cps = [...line];
-  return cps.length > TITLE_MAX_CHARS ? cps.slice(0, TITLE_MAX_CHARS).join("") + "…" : line;
-}
-
 /** Folds one file's lines. */
 export function droidPass(
   lines: Iterable<LineIn>,
@@ -141,7 +132,7 @@ export function droidPass(
       subagent: ctx.subagent,
     });
     if (state.first_user === null && item.role === "user" && !ctx.subagent) {
-      state.first_user = titleFrom(item.text);
+      state.first_user = firstLineTitle(item.text);
     }
   }
   return { records, skipped, state };

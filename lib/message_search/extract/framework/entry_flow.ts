@@ -2,7 +2,8 @@
  * The one incremental entry flow every source plugs into. Per unit and sweep:
  *  1. classify every file of the unit against its stored cursor (cursor.ts);
  *  2. every file gone → "gone"; a prior shard, no file dropped and every file unchanged →
- *     "unchanged";
+ *     "unchanged" (with `reparseUnreadableState`, only when `parseState` accepts the
+ *     prior state: a shard whose state this parser cannot read is re-read by `full`);
  *  3. with a prior shard whose state the source accepts, try the source's `append`; it
  *     returns null (or throws CursorMismatchError: a file was rewritten between
  *     classification and reading) when only a full parse can give the right answer;
@@ -55,6 +56,13 @@ export interface EntryFlow<S> {
   full(input: FlowFullInput): Promise<ExtractOutcome>;
   /** Hardlinked source files: "allow" for agents' transcripts. @default "allow" */
   hardlinks?: HardlinkPolicy;
+  /**
+   * When true, an unchanged unit whose prior state `parseState` rejects is not
+   * "unchanged" but goes to `full` (Codex: an unreadable state re-parses from scratch
+   * with a bumped rewrite epoch instead of staying stale until the file changes). Costs
+   * one `parseState` per unchanged unit per sweep, so it is opt-in. @default false
+   */
+  reparseUnreadableState?: boolean;
 }
 
 /** Runs the flow of the header for one unit. */
@@ -76,7 +84,9 @@ export async function runEntryFlow<S>(
     kinds.get(p) === undefined || kinds.get(p) === "gone"
   );
   if (prior && !dropped && files.every((f) => f.class.kind === "unchanged")) {
-    return { kind: "unchanged" };
+    if (!flow.reparseUnreadableState || flow.parseState(prior.state) !== null) {
+      return { kind: "unchanged" };
+    }
   }
   const input: FlowFullInput = { unit, prior, files, dropped, now };
   const state = prior && flow.append ? flow.parseState(prior.state) : null;

@@ -1,10 +1,11 @@
 /**
- * The framework's shared pieces on their own: the entry flow's decisions and its one
- * retry, the rewrite epoch, the limits resolver and the bounded walker's vocabulary.
+ * The framework's shared pieces on their own: the entry flow's decisions, its one
+ * retry and its opt-in re-parse of an unreadable state, the rewrite epoch, the limits
+ * resolver and the bounded walker's vocabulary.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { CursorMismatchError } from "../../cursor.ts";
+import { CursorMismatchError, readIncrement } from "../../cursor.ts";
 import {
   createWalkBudget,
   type ExtractOutcome,
@@ -89,6 +90,37 @@ Deno.test("runEntryFlow: a missing file is gone; a mismatch in append falls thro
       },
     });
     assert.equal(out.kind, "replace");
+    assert.equal(full, 1);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("runEntryFlow: reparseUnreadableState sends an unchanged unit with an unreadable state to full", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const path = join(dir, "a.jsonl");
+    await Deno.writeTextFile(path, "{}\n");
+    // The real cursor of the file: `now` well past the racy window below makes
+    // "unchanged" a stat-only verdict.
+    const cursors = { [path]: (await readIncrement(path, null)).cursor };
+    const now = Date.now() + 60_000;
+    let full = 0;
+    const run = (state: unknown, reparse?: boolean) =>
+      runEntryFlow(unitOf(path), { generations: [], cursors, state, records: 0 }, {
+        now,
+        flow: {
+          parseState: (raw) => (raw === "ok" ? raw : null),
+          full: () => (full++, Promise.resolve(EMPTY)),
+          ...(reparse === undefined ? {} : { reparseUnreadableState: reparse }),
+        },
+      });
+    // Default (every other source): unchanged files are "unchanged", whatever the state.
+    assert.equal((await run("bad")).kind, "unchanged");
+    assert.equal((await run("bad", false)).kind, "unchanged");
+    assert.equal((await run("ok", true)).kind, "unchanged");
+    assert.equal(full, 0);
+    assert.equal((await run("bad", true)).kind, "replace");
     assert.equal(full, 1);
   } finally {
     await Deno.remove(dir, { recursive: true });

@@ -58,6 +58,29 @@ export {
   type WalkBudget,
 } from "./walker.ts";
 export { type LimitsSpec, resolveLimits } from "./limits.ts";
+export {
+  assertLineLimit,
+  type LineBytesRead,
+  type LinesRead,
+  readLineBytes,
+  readLines,
+  type ReadLinesOptions,
+  type SourceLine,
+  type SourceLineBytes,
+} from "./read_lines.ts";
+export { flowExtractor, type FlowExtractorParts } from "./flow_extractor.ts";
+export { firstLineTitle, foldedTitle, TITLE_MAX_CHARS } from "./title.ts";
+export { isJsonObject, type JsonLine, parseJsonLine } from "./json_line.ts";
+export { RootSetCache } from "./root_set_cache.ts";
+export {
+  columnOrNull,
+  type ListSessions,
+  type ListStoreOptions,
+  listStoreSessions,
+  perSnapshotWatermarks,
+  type WatermarkOf,
+  type Watermarks,
+} from "./sqlite_sessions.ts";
 
 /** The roots one source's extractor is built from (paths only: hermetic). */
 export interface PluginRoots {

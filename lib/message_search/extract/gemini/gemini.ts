@@ -23,17 +23,19 @@
  */
 import { readIncrement, readSourceRange } from "../../cursor.ts";
 import type { FileCursor } from "../../cursor_types.ts";
-import type { EntryMeta } from "../../store/types.ts";
 import {
   type EntryFlow,
+  type EntryMeta,
   type Extractor,
   type ExtractOutcome,
   type FlowAppendInput,
+  flowExtractor,
   type FlowFullInput,
   nextRewriteEpoch,
-  runEntryFlow,
+  readLines,
+  RootSetCache,
+  type SourceLine,
 } from "../framework/plugin.ts";
-import { readLines, type SourceLine } from "../framework/read_lines.ts";
 import {
   discoverGemini,
   type GeminiHeaderCache,
@@ -56,8 +58,7 @@ export const GEMINI_PARSER_VERSION = 1;
 export { GEMINI_LIMITS, type GeminiLimits } from "./gemini_limits.ts";
 
 /** Metadata caches per root set, process-wide (validated by file signature). */
-const HEADER_CACHES = new Map<string, GeminiHeaderCache>();
-const HEADER_CACHE_ROOT_SETS = 16;
+const HEADER_CACHES = new RootSetCache<GeminiHeaderCache>();
 
 /** Options for {@link createGeminiExtractor}. */
 export interface GeminiExtractorOptions {
@@ -72,21 +73,15 @@ export function createGeminiExtractor(
 ): Extractor {
   const limits = resolveGeminiLimits(options.limits);
   const dirs = [...roots.geminiDirs];
-  const cacheKey = JSON.stringify(dirs);
-  return {
+  return flowExtractor({
     source: "gemini",
     discover: async () => {
-      const r = await discoverGemini(dirs, limits, HEADER_CACHES.get(cacheKey) ?? new Map());
-      HEADER_CACHES.delete(cacheKey);
-      HEADER_CACHES.set(cacheKey, r.cache);
-      if (HEADER_CACHES.size > HEADER_CACHE_ROOT_SETS) {
-        HEADER_CACHES.delete(HEADER_CACHES.keys().next().value!);
-      }
+      const r = await discoverGemini(dirs, limits, HEADER_CACHES.get(dirs) ?? new Map());
+      HEADER_CACHES.set(dirs, r.cache);
       return r.discovery;
     },
-    extract: (unit, prior, ctx) =>
-      runEntryFlow(unit, prior, { now: ctx.now, flow: flowOf(limits) }),
-  };
+    flow: flowOf(limits),
+  });
 }
 
 function flowOf(limits: GeminiLimits): EntryFlow<GeminiState> {

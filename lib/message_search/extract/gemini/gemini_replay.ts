@@ -31,6 +31,7 @@
 import { createHash } from "node:crypto";
 import { hash16Of } from "../../locator.ts";
 import { capText, type MessageRecord, type SupersessionMark } from "../../record.ts";
+import { foldedTitle } from "../framework/plugin.ts";
 import type { GeminiEvent } from "./gemini_events.ts";
 import { type GeminiProse, proseOf } from "./gemini_prose.ts";
 
@@ -39,8 +40,6 @@ export const TAIL = 64;
 /** Bloom filter size: 8192 bits, 3 probes (≈0.5% false positives at 500 ids). */
 const BLOOM_BYTES = 1024;
 const BLOOM_PROBES = 3;
-/** Title cut for the first-user-prose fallback, in code points. */
-export const GEMINI_TITLE_MAX_CHARS = 100;
 
 /** Persisted carry-over between sweeps (bounded: ≈ 1.4 KiB + 64 tail entries). */
 export interface GeminiState {
@@ -125,12 +124,6 @@ const bloomHas = (bits: Uint8Array, id: string) =>
   bloomProbes(id).every((i) => (bits[i >> 3]! & (1 << (i & 7))) !== 0);
 function bloomAdd(bits: Uint8Array, id: string): void {
   for (const i of bloomProbes(id)) bits[i >> 3]! |= 1 << (i & 7);
-}
-
-/** First-user-prose title: whitespace runs collapsed, cut to 100 code points. */
-export function titleFrom(text: string): string {
-  const cps = Array.from(text.replace(/\s+/g, " ").trim());
-  return cps.slice(0, GEMINI_TITLE_MAX_CHARS).join("");
 }
 
 function toRecord(
@@ -219,7 +212,7 @@ export function fullPass(
     if (slot.prose === null) continue;
     records.push(toRecord(ctx, id, slot.prose, records.length));
     if (sup.has(id)) superseded.push(id);
-    if (firstUser === null && slot.prose.role === "user") firstUser = titleFrom(slot.prose.text);
+    if (firstUser === null && slot.prose.role === "user") firstUser = foldedTitle(slot.prose.text);
   }
   const bits = new Uint8Array(BLOOM_BYTES);
   for (const id of slots.keys()) bloomAdd(bits, id);
@@ -275,7 +268,7 @@ export function appendPass(
       if (prose !== null) {
         records.push(toRecord(ctx, e.id, prose, nextOrder + records.length));
         if (state.first_user === null && prose.role === "user") {
-          state.first_user = titleFrom(prose.text);
+          state.first_user = foldedTitle(prose.text);
         }
       }
     } else if (e.kind === "rewind") {

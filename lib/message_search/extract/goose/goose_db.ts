@@ -13,6 +13,12 @@
  * moves even when the count does not.
  * `hidden` sessions are internal (policy: never listed); `sub_agent` ones are subagent.
  */
+import {
+  columnOrNull as col,
+  perSnapshotWatermarks,
+  type WatermarkOf,
+  type Watermarks,
+} from "../framework/plugin.ts";
 import type { SqliteSnapshot } from "../framework/sqlite_snapshot.ts";
 import type { SessionRead } from "../framework/sqlite_unit.ts";
 import { gooseProse, type GooseRow, gooseTitle } from "./goose_prose.ts";
@@ -32,10 +38,6 @@ function schemaOk(snap: SqliteSnapshot): boolean {
   return s.has("id") && ["id", "session_id", "role", "content_json"].every((c) => m.has(c));
 }
 
-function col(snap: SqliteSnapshot, table: string, name: string): string {
-  return snap.columns(table).has(name) ? name : "NULL";
-}
-
 /** The listable session ids (never `hidden` ones). */
 export function listGooseSessions(
   snap: SqliteSnapshot,
@@ -49,12 +51,8 @@ export function listGooseSessions(
   return { ok: true, ids: r.rows.map((row) => row.id as string) };
 }
 
-const WATERMARKS = new WeakMap<SqliteSnapshot, Map<string, string> | { hold: string }>();
-
-function watermarks(snap: SqliteSnapshot): Map<string, string> | { hold: string } {
-  const have = WATERMARKS.get(snap);
-  if (have) return have;
-  let out: Map<string, string> | { hold: string };
+function watermarks(snap: SqliteSnapshot): Watermarks {
+  let out: Watermarks;
   if (!schemaOk(snap)) out = { hold: "db_schema" };
   else {
     const sc = (n: string) => col(snap, "sessions", n);
@@ -80,19 +78,11 @@ function watermarks(snap: SqliteSnapshot): Map<string, string> | { hold: string 
       }
     }
   }
-  WATERMARKS.set(snap, out);
   return out;
 }
 
 /** The session's watermark; null when it is not in the store. */
-export function gooseWatermark(
-  snap: SqliteSnapshot,
-  sessionId: string,
-): string | null | { hold: string } {
-  const w = watermarks(snap);
-  if (!(w instanceof Map)) return w;
-  return w.get(sessionId) ?? null;
-}
+export const gooseWatermark: WatermarkOf = perSnapshotWatermarks(watermarks);
 
 const ARRAY_OR_EMPTY =
   "CASE WHEN typeof(content_json) = 'text' AND json_valid(content_json) AND json_type(content_json) = 'array' THEN content_json ELSE '[]' END";

@@ -15,13 +15,10 @@ import {
   countSkip,
   type Discovery,
   listDirBounded,
+  listStoreSessions,
   type SessionUnit,
 } from "../framework/plugin.ts";
-import {
-  sharedSnapshot,
-  type SnapshotOptions,
-  statSqliteStore,
-} from "../framework/sqlite_snapshot.ts";
+import type { SnapshotOptions } from "../framework/sqlite_snapshot.ts";
 import { listGooseSessions } from "./goose_db.ts";
 
 /** Where Goose keeps its data. */
@@ -38,7 +35,6 @@ export interface GooseHint {
 }
 
 const LEGACY = /^(.+)\.jsonl$/;
-const LAST_LISTS = new Map<string, string[]>();
 
 /** Units of every Goose session under `roots`. */
 export async function discoverGoose(
@@ -55,27 +51,15 @@ export async function discoverGoose(
   };
   for (const dir of roots.dataDirs) {
     const db = join(dir, "sessions", "sessions.db");
-    const sig = statSqliteStore(db);
-    if (sig === null) continue;
-    let ids: string[] | null = null;
-    let reason = "db_refused";
-    if (sig !== "refused") {
-      const snap = await sharedSnapshot(db, sig, o.snapshot);
-      if (snap.ok) {
-        const l = listGooseSessions(snap.snapshot);
-        if (l.ok) ids = l.ids;
-        else reason = l.reason;
-      } else reason = snap.reason;
-    }
-    if (ids === null) {
-      countSkip(skipped, reason);
-      ids = LAST_LISTS.get(db) ?? null;
-      if (ids === null && reason === "db_busy") {
-        throw new Error(`Cannot list Goose sessions in "${db}": a writer kept it busy`);
-      }
-    } else LAST_LISTS.set(db, ids);
+    const ids = await listStoreSessions(db, {
+      label: "Goose",
+      list: listGooseSessions,
+      snapshot: o.snapshot,
+      skipped,
+    });
+    if (ids === null) continue;
     const files = [{ path: db, role: "db" }, { path: `${db}-wal`, role: "wal" }];
-    for (const id of ids ?? []) add(id, files, { store: "db", file: "sessions/sessions.db" });
+    for (const id of ids) add(id, files, { store: "db", file: "sessions/sessions.db" });
   }
   let legacy = 0;
   for (const dir of roots.dataDirs) {

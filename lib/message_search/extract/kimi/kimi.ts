@@ -6,24 +6,35 @@
  * records carry `subagent: true`. Rules for lines live in kimi_wire.ts, ids, order and
  * undo marks in kimi_pass.ts, bounds in kimi_limits.ts, discovery in kimi_discover.ts.
  *
- * Incremental: `state` is {v, blocked, title, times} (times = last effective time per
- * agent, at most one entry per wire, so it stays bounded). Appended plain lines continue
- * from the saved cursors. An increment holding a `context.undo` falls back to a full
- * re-parse ("replace"), because the undo walk needs the agent's whole in-context
- * history, which is not worth persisting for a rare command. A rewritten or vanished
- * wire also re-parses from scratch, with each file's rewrite_epoch bumped.
+ * Incremental, through the shared entry flow (framework/entry_flow.ts: classify,
+ * gone/unchanged, then the `append` and `full` hooks below): `state` is {v, blocked,
+ * title, times} (times = last effective time per agent, at most one entry per wire, so it
+ * stays bounded). Appended plain lines continue from the saved cursors. An increment
+ * holding a `context.undo` falls back to a full re-parse ("replace"), because the undo
+ * walk needs the agent's whole in-context history, which is not worth persisting for a
+ * rare command. A rewritten or vanished wire also re-parses from scratch, with each
+ * file's rewrite_epoch bumped (framework `nextRewriteEpoch`).
  *
  * Fail-closed: when a bound breaks (see kimi_limits.ts) the WHOLE session publishes
  * nothing: a replace with no records retracts what an earlier sweep published, the reason
  * is counted once, and the wires get stub cursors (one line read) so an idle blocked
  * session costs a stat per sweep. Wire-size reasons are permanent for append-only files;
  * only a rewrite re-opens the session. An oversized state.json is re-checked on change.
- * Errors: malformed input is counted, never thrown; a wire that vanishes mid-read is gone.
+ * Errors: malformed input is counted, never thrown; a wire that vanishes mid-read is gone;
+ * one rewritten while the full parse streams it is re-read once by the flow.
  */
 import { join, relative } from "node:path";
-import { classifySource, CursorMismatchError } from "../../cursor.ts";
+import { CursorMismatchError } from "../../cursor.ts";
 import type { FileCursor } from "../../cursor_types.ts";
-import type { Extractor, ExtractOutcome, PriorShard, SessionUnit } from "../framework/plugin.ts";
+import {
+  type EntryFlow,
+  type Extractor,
+  type ExtractOutcome,
+  type FlowFullInput,
+  nextRewriteEpoch,
+  runEntryFlow,
+  type SessionUnit,
+} from "../framework/plugin.ts";
 import { discoverKimi, type KimiUnitHint, ROOT_WIRE_AGENT } from "./kimi_discover.ts";
 import { type KimiBlockReason, type KimiLimits, resolveKimiLimits } from "./kimi_limits.ts";
 import { type AgentOps, runKimiPass } from "./kimi_pass.ts";
@@ -35,8 +46,7 @@ import {
   type KimiCall,
   type KimiFile,
   type KimiState,
-  KimiStateSchema,
-  nextEpoch,
+  parseKimiState,
 } from "./kimi_state.ts";
 
 export * from "./kimi_limits.ts";
@@ -62,56 +72,78 @@ export function createKimiExtractor(
   return {
     source: "kimi",
     discover: () => discoverKimi(homes, limits),
-    extract: (unit, prior, ctx) => extractKimi(unit, prior, ctx.now, limits),
+    extract: async (unit, prior, ctx) => {
+      // The hint is checked before any file is touched: a unit without it is a bug.
+      const flow = kimiFlow(hintOf(unit), limits);
+      return await runEntryFlow(unit, prior, { now: ctx.now, flow });
+    },
   };
 }
 
-async function extractKimi(
-  unit: SessionUnit,
-  prior: PriorShard | null,
-  now: number,
+/**
+ * Kimi's hooks into the shared entry flow: `append` continues a publishing session whose
+ * wires only grew; a blocked session, and a wire set that cannot be continued, go to
+ * `full`, which applies the blocked rules (kimi_blocked.ts: a still-blocked session's
+ * stubs move on without a recount) and otherwise parses every wire from scratch.
+ */
+function kimiFlow(hint: KimiUnitHint, limits: KimiLimits): EntryFlow<KimiState> {
+  return {
+    parseState: parseKimiState,
+    append: (i) => appendKimi(callOf(i, i.state, hint, limits), i.state),
+    full: (i) => fullKimi(callOf(i, i.prior ? parseKimiState(i.prior.state) : null, hint, limits)),
+  };
+}
+
+function callOf(
+  i: FlowFullInput,
+  state: KimiState | null,
+  hint: KimiUnitHint,
   limits: KimiLimits,
-): Promise<ExtractOutcome> {
-  const hint = hintOf(unit);
-  const files: KimiFile[] = [];
-  for (const f of unit.files) {
-    const c = await classifySource(f.path, prior?.cursors[f.path] ?? null, { now });
-    const agent = f.role.startsWith("agent:") ? f.role.slice(6) : f.role;
-    files.push({
-      path: f.path,
-      agent,
-      rel: relative(hint.home, f.path),
-      cls: c.class,
-      stat: c.stat,
-    });
-  }
-  if (files.every((f) => f.cls.kind === "gone")) return { kind: "gone" };
-  const dropped = prior !== null &&
-    Object.keys(prior.cursors).some((p) => !files.some((f) => f.path === p));
-  if (!dropped && files.every((f) => f.cls.kind === "unchanged")) return { kind: "unchanged" };
-  const parsed = KimiStateSchema.safeParse(prior?.state);
-  const state = prior && parsed.success ? parsed.data : null;
-  const call: KimiCall = {
-    unit,
+): KimiCall {
+  const files: KimiFile[] = i.files.map((f) => ({
+    ...f,
+    agent: f.role.startsWith("agent:") ? f.role.slice(6) : f.role,
+    rel: relative(hint.home, f.path),
+  }));
+  return {
+    unit: i.unit,
     hint,
     files,
-    prior,
+    prior: i.prior,
     state,
     limits,
-    continuable: state !== null && !dropped &&
-      files.every((f) => f.cls.kind !== "rewritten" && f.cls.kind !== "gone"),
+    // `dropped` also covers a wire of the unit that is gone, which the class check
+    // excludes anyway.
+    continuable: state !== null && !i.dropped &&
+      files.every((f) => f.class.kind !== "rewritten" && f.class.kind !== "gone"),
   };
+}
+
+/** A publishing session whose wires only grew: continue from the saved cursors. */
+async function appendKimi(call: KimiCall, state: KimiState): Promise<ExtractOutcome | null> {
+  if (call.hint.blocked || state.blocked || !call.continuable) return null;
+  const skipped: Record<string, number> = {};
+  const path = join(call.hint.dir, "state.json");
+  const sess = await readSessionState(path, call.limits.maxStateBytes, skipped);
+  if (sess.oversized) return await blockedOutcome(call, "oversized_state_json", null, skipped);
+  // null (an undo, a wire rewritten mid-read): `full` re-reads state.json and every wire.
+  return await tryAppend(call, state, sess.meta);
+}
+
+/** Blocked sessions (see kimi_blocked.ts), else a parse of every wire from scratch. */
+async function fullKimi(call: KimiCall): Promise<ExtractOutcome> {
+  const { hint, state } = call;
   if (hint.blocked) return await blockedOutcome(call, hint.blocked, null, {});
   if (call.continuable && state?.blocked && state.blocked !== "oversized_state_json") {
     return await blockedOutcome(call, state.blocked as KimiBlockReason, null, {});
   }
   const skipped: Record<string, number> = {};
-  const sess = await readSessionState(join(hint.dir, "state.json"), limits.maxStateBytes, skipped);
+  const sess = await readSessionState(
+    join(hint.dir, "state.json"),
+    call.limits.maxStateBytes,
+    skipped,
+  );
   if (sess.oversized) return await blockedOutcome(call, "oversized_state_json", null, skipped);
-  if (call.continuable && state && !state.blocked) {
-    const appended = await tryAppend(call, state, sess.meta);
-    if (appended) return appended;
-  }
   return await fullParse(call, sess.meta, skipped);
 }
 
@@ -125,14 +157,14 @@ async function tryAppend(
   const cursors: Record<string, FileCursor> = {};
   const reads: { file: KimiFile; read: WireRead }[] = [];
   for (const file of call.files) {
-    const old = call.prior!.cursors[file.path] ?? null;
-    if (file.cls.kind === "unchanged" && old) {
+    const old = file.cursor;
+    if (file.class.kind === "unchanged" && old) {
       cursors[file.path] = old;
       continue;
     }
     let read: WireRead;
     try {
-      read = await readWire(file.path, file.cls.kind === "appended" ? old : null, {
+      read = await readWire(file.path, file.class.kind === "appended" ? old : null, {
         maxRecordBytes: call.limits.maxRecordBytes,
         seedTime: state.times[file.agent] ?? meta.createdAtMs ?? 0,
         skipped,
@@ -195,7 +227,7 @@ async function fullParse(
       read = await readWire(file.path, null, {
         maxRecordBytes: call.limits.maxRecordBytes,
         seedTime: meta.createdAtMs ?? 0,
-        rewriteEpoch: nextEpoch(call.prior, file.path),
+        rewriteEpoch: nextRewriteEpoch(file.cursor),
         skipped,
       });
     } catch (err) {

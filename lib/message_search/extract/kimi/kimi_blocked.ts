@@ -11,10 +11,10 @@
  */
 import { CursorMismatchError, readIncrement } from "../../cursor.ts";
 import type { FileCursor } from "../../cursor_types.ts";
-import { countSkip, type ExtractOutcome } from "../framework/plugin.ts";
+import { countSkip, type ExtractOutcome, nextRewriteEpoch } from "../framework/plugin.ts";
 import type { KimiBlockReason } from "./kimi_limits.ts";
 import type { KimiSessionMeta } from "./kimi_read.ts";
-import { entryMeta, type KimiCall, type KimiState, nextEpoch } from "./kimi_state.ts";
+import { entryMeta, type KimiCall, type KimiState } from "./kimi_state.ts";
 
 /** The outcome for a session blocked by `reason`. `skipped` holds this read's counts. */
 export async function blockedOutcome(
@@ -41,7 +41,7 @@ export async function blockedOutcome(
   const cursors: Record<string, FileCursor> = {};
   for (const f of call.files) {
     if (f.stat?.kind !== "file") continue;
-    const c = await stubCursor(f.path, null, nextEpoch(call.prior, f.path));
+    const c = await stubCursor(f.path, null, nextRewriteEpoch(f.cursor));
     if (c) cursors[f.path] = c;
   }
   countSkip(skipped, reason);
@@ -61,13 +61,13 @@ export async function blockedOutcome(
 async function advanceStubs(call: KimiCall): Promise<Record<string, FileCursor> | null> {
   const cursors: Record<string, FileCursor> = {};
   for (const f of call.files) {
-    const old = call.prior?.cursors[f.path] ?? null;
-    if (f.cls.kind === "unchanged" && old) {
+    const old = f.cursor;
+    if (f.class.kind === "unchanged" && old) {
       cursors[f.path] = old;
       continue;
     }
     try {
-      const c = await stubCursor(f.path, f.cls.kind === "appended" ? old : null, 0);
+      const c = await stubCursor(f.path, f.class.kind === "appended" ? old : null, 0);
       if (c) cursors[f.path] = c;
     } catch (err) {
       if (err instanceof CursorMismatchError) return null;

@@ -1,19 +1,13 @@
 /**
  * Shared shapes of one Kimi extract call: the persisted incremental state, the wires the
- * call works on, and the helpers both the normal and the blocked paths use (rewrite
- * epochs, display metadata, the title fallback).
+ * call works on, and the helpers both the normal and the blocked paths use (display
+ * metadata, the title fallback). Rewrite epochs come from the framework's
+ * `nextRewriteEpoch` (one past the wire's own cursor, 0 for a wire never read).
  * Invariant: `state` stays small and bounded (one `times` entry per wire, at most the
  * agent cap), because the manifest stores it for every session.
  */
 import { z } from "zod";
-import type { FileStatLite } from "../../cursor.ts";
-import type { CursorClass } from "../../cursor_types.ts";
-import {
-  type EntryMeta,
-  nextRewriteEpoch,
-  type PriorShard,
-  type SessionUnit,
-} from "../framework/plugin.ts";
+import type { ClassifiedFile, EntryMeta, PriorShard, SessionUnit } from "../framework/plugin.ts";
 import type { KimiUnitHint } from "./kimi_discover.ts";
 import type { KimiLimits } from "./kimi_limits.ts";
 import type { KimiSessionMeta } from "./kimi_read.ts";
@@ -34,15 +28,18 @@ export const KimiStateSchema = z.object({
 });
 export type KimiState = z.infer<typeof KimiStateSchema>;
 
-/** One wire of the unit being extracted, with this sweep's classification. */
-export interface KimiFile {
-  path: string;
+/** The prior shard's state if it is a KimiState, else null (the entry flow's `parseState`). */
+export function parseKimiState(raw: unknown): KimiState | null {
+  const parsed = KimiStateSchema.safeParse(raw);
+  return parsed.success ? parsed.data : null;
+}
+
+/** One wire of the unit being extracted, as the entry flow classified it this sweep. */
+export interface KimiFile extends ClassifiedFile {
   /** Id qualifier (see kimi_pass.ts). */
   agent: string;
   /** Path relative to the home root (locator `file`). */
   rel: string;
-  cls: CursorClass;
-  stat: FileStatLite | null;
 }
 
 /** Everything one extract call works with. */
@@ -55,11 +52,6 @@ export interface KimiCall {
   limits: KimiLimits;
   /** True when the saved cursors can be continued (nothing rewritten, gone or dropped). */
   continuable: boolean;
-}
-
-/** rewrite_epoch for re-reading `path` from scratch: one past the prior cursor's. */
-export function nextEpoch(prior: PriorShard | null, path: string): number {
-  return nextRewriteEpoch(prior?.cursors[path]);
 }
 
 /** A cwd longer than any real path is not a project path (state.json may be up to 2 MiB). */

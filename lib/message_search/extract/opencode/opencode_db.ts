@@ -11,6 +11,12 @@
  * Watermark per session (§6.7): session.time_updated + revert + count/max(time_updated)
  * over message and part — a deletion moves a count even when no max moves.
  */
+import {
+  columnOrNull as col,
+  perSnapshotWatermarks,
+  type WatermarkOf,
+  type Watermarks,
+} from "../framework/plugin.ts";
 import type { SqliteSnapshot } from "../framework/sqlite_snapshot.ts";
 import type { SessionRead } from "../framework/sqlite_unit.ts";
 import { type OcMessage, type OcPart, opencodeProse, parseRevert } from "./opencode_prose.ts";
@@ -64,17 +70,9 @@ export function listOpenCodeSessions(
   return { ok: true, ids: r.rows.map((row) => row.id as string) };
 }
 
-const WATERMARKS = new WeakMap<SqliteSnapshot, Map<string, string> | { hold: string }>();
-
-function col(snap: SqliteSnapshot, table: string, name: string): string {
-  return snap.columns(table).has(name) ? name : "NULL";
-}
-
 /** Every session's watermark, computed once per snapshot (3 grouped scans). */
-function watermarks(snap: SqliteSnapshot): Map<string, string> | { hold: string } {
-  const have = WATERMARKS.get(snap);
-  if (have) return have;
-  let out: Map<string, string> | { hold: string };
+function watermarks(snap: SqliteSnapshot): Watermarks {
+  let out: Watermarks;
   if (!schemaOk(snap)) out = { hold: "db_schema" };
   else {
     const tu = (t: string) => col(snap, t, "time_updated");
@@ -106,19 +104,11 @@ function watermarks(snap: SqliteSnapshot): Map<string, string> | { hold: string 
       }
     }
   }
-  WATERMARKS.set(snap, out);
   return out;
 }
 
 /** The session's watermark; null when it is not in the store. */
-export function openCodeWatermark(
-  snap: SqliteSnapshot,
-  sessionId: string,
-): string | null | { hold: string } {
-  const w = watermarks(snap);
-  if (!(w instanceof Map)) return w;
-  return w.get(sessionId) ?? null;
-}
+export const openCodeWatermark: WatermarkOf = perSnapshotWatermarks(watermarks);
 
 /** Reads one session's rows and applies the prose rules. */
 export function readOpenCodeSession(

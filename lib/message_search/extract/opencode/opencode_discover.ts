@@ -18,13 +18,10 @@ import {
   countSkip,
   type Discovery,
   listDirBounded,
+  listStoreSessions,
   type SessionUnit,
 } from "../framework/plugin.ts";
-import {
-  sharedSnapshot,
-  type SnapshotOptions,
-  statSqliteStore,
-} from "../framework/sqlite_snapshot.ts";
+import type { SnapshotOptions } from "../framework/sqlite_snapshot.ts";
 import { listOpenCodeSessions } from "./opencode_db.ts";
 
 /** Where OpenCode keeps its data. */
@@ -37,7 +34,6 @@ export interface OpenCodeRoots {
 
 const DB_NAME = /^opencode(-[A-Za-z0-9._-]+)?\.db$/;
 const SESSION_FILE = /^(ses_[A-Za-z0-9_-]+)\.json$/;
-const LAST_LISTS = new Map<string, string[]>();
 
 /** Discovery hint of a database unit. */
 export interface DbHint {
@@ -87,27 +83,15 @@ export async function discoverOpenCode(
     });
   };
   for (const db of await dbsOf(roots, skipped)) {
-    const sig = statSqliteStore(db);
-    if (sig === null) continue;
-    let ids: string[] | null = null;
-    let reason = "db_refused";
-    if (sig !== "refused") {
-      const snap = await sharedSnapshot(db, sig, o.snapshot);
-      if (snap.ok) {
-        const l = listOpenCodeSessions(snap.snapshot);
-        if (l.ok) ids = l.ids;
-        else reason = l.reason;
-      } else reason = snap.reason;
-    }
-    if (ids === null) {
-      countSkip(skipped, reason);
-      ids = LAST_LISTS.get(db) ?? null;
-      if (ids === null && reason === "db_busy") {
-        throw new Error(`Cannot list OpenCode sessions in "${db}": a writer kept it busy`);
-      }
-    } else LAST_LISTS.set(db, ids);
+    const ids = await listStoreSessions(db, {
+      label: "OpenCode",
+      list: listOpenCodeSessions,
+      snapshot: o.snapshot,
+      skipped,
+    });
+    if (ids === null) continue;
     const files = [{ path: db, role: "db" }, { path: `${db}-wal`, role: "wal" }];
-    for (const id of ids ?? []) add(id, files, { store: "db", db, file: basename(db) });
+    for (const id of ids) add(id, files, { store: "db", db, file: basename(db) });
   }
   let legacy = 0;
   for (const dir of roots.dataDirs) {

@@ -17,12 +17,12 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { readContained } from "../../../durable/mod.ts";
 import type { FileCursor } from "../../cursor_types.ts";
-import { noteSourceOpen } from "../../io_stats.ts";
 import {
   countSkip,
   type ExtractOutcome,
   listDirBounded,
   nextRewriteEpoch,
+  noteSourceOpen,
   type PriorShard,
   type SessionUnit,
 } from "../framework/plugin.ts";

@@ -36,6 +36,7 @@ import {
   type ExtractOutcome,
   nextRewriteEpoch,
   type PriorShard,
+  RootSetCache,
   runEntryFlow,
   type SessionUnit,
 } from "../framework/plugin.ts";
@@ -48,9 +49,7 @@ import { appendPass, fullPass, isPiState, type PassContext, type PiState } from 
 export const PI_PARSER_VERSION = 1;
 
 /** Header caches per agent-dir set, process-wide (entries are validated by file signature). */
-const HEADER_CACHES = new Map<string, HeaderCache>();
-/** Agent-dir sets whose header cache is kept (oldest dropped: a cache miss costs a read). */
-const HEADER_CACHE_ROOT_SETS = 16;
+const HEADER_CACHES = new RootSetCache<HeaderCache>();
 
 export { PI_LIMITS, type PiLimits } from "./pi_limits.ts";
 
@@ -67,18 +66,13 @@ export function createPiExtractor(
 ): Extractor {
   const limits = resolvePiLimits(options.limits);
   const agentDirs = [...roots.agentDirs];
-  const cacheKey = JSON.stringify(agentDirs);
   return {
     source: "pi",
     discover: async () => {
-      const r = await discoverPi(agentDirs, limits, HEADER_CACHES.get(cacheKey) ?? new Map());
       // Shared across instances: the wiring rebuilds extractors every sweep, and a cache
       // that died with its instance made every sweep re-read every header.
-      HEADER_CACHES.delete(cacheKey);
-      HEADER_CACHES.set(cacheKey, r.cache);
-      if (HEADER_CACHES.size > HEADER_CACHE_ROOT_SETS) {
-        HEADER_CACHES.delete(HEADER_CACHES.keys().next().value!);
-      }
+      const r = await discoverPi(agentDirs, limits, HEADER_CACHES.get(agentDirs) ?? new Map());
+      HEADER_CACHES.set(agentDirs, r.cache);
       return r.discovery;
     },
     extract: (unit, prior, ctx) => extractPi(unit, prior, ctx.now, { agentDirs, limits }),

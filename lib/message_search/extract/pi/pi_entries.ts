@@ -21,6 +21,8 @@
  * Errors: none thrown; a bad line is counted in `skipped` by reason and yields null.
  */
 import { countSkip } from "../framework/plugin.ts";
+/** First-user-prose title: whitespace runs collapsed, cut to 100 code points. */
+export { foldedTitle as titleFrom } from "../framework/plugin.ts";
 
 /** What the index keeps of a session header. */
 export interface PiHeader {
@@ -46,8 +48,6 @@ export interface PiEntry {
 
 /** Longest entry/session id accepted (the locator's record_id cap). */
 export const PI_ID_MAX_CHARS = 512;
-/** Title cut for the first-user-prose fallback, in code points. */
-export const PI_TITLE_MAX_CHARS = 100;
 
 type Obj = Record<string, unknown>;
 
@@ -176,11 +176,4 @@ function tsOf(entryTs: unknown, msgTs: unknown): number | null {
     return Math.trunc(msgTs);
   }
   return null;
-}
-
-/** First-user-prose title: whitespace runs collapsed, cut to 100 code points. */
-export function titleFrom(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  const cps = Array.from(flat);
-  return cps.length <= PI_TITLE_MAX_CHARS ? flat : cps.slice(0, PI_TITLE_MAX_CHARS).join("");
 }

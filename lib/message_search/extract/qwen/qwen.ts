@@ -18,18 +18,17 @@
  */
 import { readIncrement } from "../../cursor.ts";
 import type { FileCursor } from "../../cursor_types.ts";
-import type { EntryMeta } from "../../store/types.ts";
 import {
-  type EntryFlow,
+  type EntryMeta,
   type Extractor,
   type ExtractOutcome,
   type FlowAppendInput,
+  flowExtractor,
   type FlowFullInput,
   nextRewriteEpoch,
-  runEntryFlow,
+  readLines,
   type SessionUnit,
 } from "../framework/plugin.ts";
-import { readLines } from "../framework/read_lines.ts";
 import { discoverQwen } from "./qwen_discover.ts";
 import { type QwenLimits, resolveQwenLimits } from "./qwen_limits.ts";
 import {
@@ -58,16 +57,15 @@ export function createQwenExtractor(
 ): Extractor {
   const limits = resolveQwenLimits(options.limits);
   const bases = [...roots.runtimeDirs];
-  const flow: EntryFlow<QwenState> = {
-    parseState: (raw) => (isQwenState(raw) ? raw : null),
-    append: (input) => appendQwen(input, limits),
-    full: (input) => fullQwen(input, limits),
-  };
-  return {
+  return flowExtractor<QwenState>({
     source: "qwen",
     discover: () => discoverQwen(bases, limits),
-    extract: (unit, prior, ctx) => runEntryFlow(unit, prior, { now: ctx.now, flow }),
-  };
+    flow: {
+      parseState: (raw) => (isQwenState(raw) ? raw : null),
+      append: (input) => appendQwen(input, limits),
+      full: (input) => fullQwen(input, limits),
+    },
+  });
 }
 
 function relOf(unit: SessionUnit): string {

@@ -32,6 +32,7 @@ pass only: the next full pass corrects it, as for Pi). State stays small: the le
  */
 import { hash16Of } from "../../locator.ts";
 import { capText, type MessageRecord, type SupersessionMark } from "../../record.ts";
+import { foldedTitle } from "../framework/plugin.ts";
 import {
   isLeafEligible,
   mergeLine,
@@ -68,7 +69,6 @@ export interface QwenState {
 
 /** Longest carried unpublished text (it is whitespace in practice): longer → full pass. */
 const TIP_TEXT_MAX = 1024;
-export const QWEN_TITLE_MAX_CHARS = 100;
 
 /** Narrows a persisted state; anything else means "no usable state". */
 export function isQwenState(v: unknown): v is QwenState {
@@ -102,10 +102,6 @@ export interface QwenPassResult {
 /** One input line: decoded text (null: invalid UTF-8). */
 export interface QwenInputLine {
   text: string | null;
-}
-
-function titleFrom(text: string): string {
-  return Array.from(text.replace(/\s+/g, " ").trim()).slice(0, QWEN_TITLE_MAX_CHARS).join("");
 }
 
 function toRecord(
@@ -206,7 +202,7 @@ export function fullPass(
     records.push(toRecord(ctx, n, p, n.ts_ms!, records.length));
     if (!n.sidechain && !onChain.has(uuid)) superseded.push(uuid);
     if (state.first_user === null && p.role === "user" && !n.sidechain) {
-      state.first_user = titleFrom(p.text);
+      state.first_user = foldedTitle(p.text);
     }
   }
   for (const n of nodes.values()) {
@@ -309,7 +305,7 @@ export function appendPass(
       records.push(toRecord(ctx, n, p, n.ts_ms, nextOrder + records.length));
       n = { ...n, published: true };
       if (state.first_user === null && p.role === "user" && !n.sidechain) {
-        state.first_user = titleFrom(p.text);
+        state.first_user = foldedTitle(p.text);
       }
     }
     if (l.sidechain) state.side = trimTip(n);
