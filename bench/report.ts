@@ -224,7 +224,13 @@ export function renderTable(r: R): string {
   const cap = ARENA_CAP + T.peakOverCap;
   rows.push([
     "daemon RSS peak over the bench, backfill excluded",
-    `${mib(d.peakRss)} (after the warm queries: ${mib(d.afterQueriesRss)})`,
+    `${mib(d.peakRss)} (after the warm queries: ${mib(d.afterQueriesRss)})${
+      d.append?.peakAfterReparse
+        ? `; re-deriving the ${
+          n(d.append.session.messages)
+        }-message session after its file was truncated back: ${mib(d.append.peakAfterReparse)}`
+        : ""
+    }`,
     `arena cap + 64 MiB = ${mib(cap)}`,
     ratio(d.peakRss, cap),
     "≤ arena cap + 64 MiB",

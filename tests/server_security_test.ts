@@ -337,8 +337,12 @@ Deno.test("D11/D12: a canary query never reaches any log or state file; no-store
     const other = await w.get(`/api/sessions/message-search?q=cookie&limit=1&cursor=${p1.cursor}`);
     tampered.push(other.status);
     assert.equal(other.status, 400);
-    const flipped = p1.cursor.slice(0, -2) + (p1.cursor.endsWith("A") ? "B" : "A") +
-      p1.cursor.slice(-1);
+    // Always a different character (choosing by another position's character left it the
+    // same one time in 64: the "forged" cursor was the real one).
+    const at = p1.cursor.length - 2;
+    const flipped = p1.cursor.slice(0, at) + (p1.cursor[at] === "A" ? "B" : "A") +
+      p1.cursor.slice(at + 1);
+    assert.notEqual(flipped, p1.cursor);
     const forged = (await w.get(`/api/sessions/message-search?q=the&limit=1&cursor=${flipped}`))
       .status;
     tampered.push(forged);

@@ -61,6 +61,9 @@ const SPECS: Partial<Record<Source, SourceSpec>> = {
   // file's bytes, so their detail shows prose without tool calls until a DB reader exists.
 };
 
+/** Sources whose sessions live in a database: their detail says why it has no tool calls. */
+const DATABASE_SOURCES: ReadonlySet<Source> = new Set(["opencode", "goose"]);
+
 /** Options for {@link attachActivity}. */
 export interface AttachOptions {
   /** @default ACTIVITY_CACHE (process-wide) */
@@ -130,7 +133,13 @@ export async function attachActivity(
   o: AttachOptions = {},
 ): Promise<ExternalModel> {
   const spec = SPECS[m.entry.source];
-  if (!spec) return m;
+  if (!spec && !DATABASE_SOURCES.has(m.entry.source)) return m;
+  if (!spec) {
+    // Said, not left silent: a client can tell "no tool calls" from "not read".
+    const reason = "This source keeps its tool calls in database rows, which the detail does " +
+      "not read yet: its prose is shown without them";
+    return { ...m, activity: { state: "unavailable", reason, files: [], skipped: {} } };
+  }
   const { cache = ACTIVITY_CACHE, maxBytes = ACTIVITY_MAX_SESSION_BYTES } = o;
   if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
     throw new RangeError(`Invalid maxBytes "${maxBytes}": expected a non-negative integer`);

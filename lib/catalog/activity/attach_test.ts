@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { zstdCompressSync } from "node:zlib";
-import { createCodexExtractor, type ManifestEntry } from "../../message_search/mod.ts";
+import {
+  closeSharedSnapshots,
+  createCodexExtractor,
+  createOpenCodeExtractor,
+  type ManifestEntry,
+} from "../../message_search/mod.ts";
+import { richOpenCodeSession, writeOpenCodeDb } from "../../../tests/helpers/fixtures/opencode.ts";
+import { extractedModel } from "../../../tests/helpers/fixtures/external_model.ts";
 import { rolloutRel, RolloutWriter } from "../../../tests/fixtures/codex_fixture.ts";
 import { withTempDir } from "../../../tests/helpers/temp.ts";
 import type { ExternalModel } from "../external_detail.ts";
@@ -99,4 +106,23 @@ Deno.test("attachActivity: cached parses are reused until the file changes; zst 
     assert.equal(gone.rows, m.rows);
     const native = { ...m, entry: { ...m.entry, source: "intendant" } } as ExternalModel;
     assert.equal(await attachActivity(native), native);
+  }));
+
+Deno.test("attachActivity says why a database source's detail has no tool calls (OpenCode)", () =>
+  withTempDir(async (root) => {
+    const data = join(root, "share", "opencode");
+    const { written } = writeOpenCodeDb(data, [richOpenCodeSession("where is the cache", "here")]);
+    const ex = createOpenCodeExtractor({ dataDirs: [data] }, {
+      snapshotDir: join(root, "state", "sqlite"),
+    });
+    try {
+      const m = await extractedModel(ex, `opencode:${written[0]!.id}`);
+      assert.ok(m.rows.length > 0, "the prose rows are there");
+      const out = await attachActivity(m, { cache: new ActivityCache() });
+      assert.equal(out.activity?.state, "unavailable");
+      assert.match(out.activity?.reason ?? "", /database rows/);
+      assert.deepEqual(out.rows, m.rows, "the prose rows are untouched");
+    } finally {
+      closeSharedSnapshots();
+    }
   }));
