@@ -88,7 +88,12 @@ export const SOURCE_HOME_RULES = {
   cursor: { env: "CURSOR_CONFIG_DIR", defaultUnderHome: [".cursor"], readRoots: ["projects"] },
   droid: { env: null, defaultUnderHome: [".factory"], readRoots: ["sessions", "projects"] },
   // The databases sit at the data dir's top level (opencode.db, opencode-<channel>.db)
-  // beside the legacy storage/ tree: the data dir itself is the read root.
+  // beside the legacy storage/ tree: the data dir itself is the read root. Decision: it
+  // also holds OpenCode's auth.json, and Deno cannot grant listing a directory without
+  // granting its files, while the channel databases' names are only known by listing it.
+  // So the grant is the data dir, and our code never opens a name there but the database
+  // files and storage/ (opencode_discover.ts matches `opencode*.db` only; every open goes
+  // through the contained reader); the daemon has no network to carry anything away.
   opencode: {
     env: null,
     defaultUnderHome: [".local", "share", "opencode"],
