@@ -103,6 +103,7 @@ if (import.meta.main) {
       stdinIsTty: Deno.stdin.isTerminal(),
       readLine,
       exit: (c) => Deno.exit(c),
+      launcher: { denoPath: Deno.execPath(), mainModule: Deno.mainModule },
     });
   }
   Deno.exit(code);

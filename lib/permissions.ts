@@ -12,6 +12,10 @@
  *          write the state root only; env only the variables we read; no run, no ffi.
  *   run:   the headless runner: read/write the state root (or the pinned --log-file dir),
  *          read the project, write TMPDIR (private fallback), run `sh` and `setsid`.
+ *   mcp:   the MCP server (`intendant mcp`): net only 127.0.0.1:<configured port> (its own
+ *          daemon's; a daemon on another port is simply not used: the store answers);
+ *          read what serve reads; write only the message index (`cache/message_search`,
+ *          which its cold path refreshes); env only the variables we read; no run, no ffi.
  * Every path must be expressible EXACTLY in a flag (reliability-plan F6): Deno splits an
  * `--allow-read=` value on "," with no escape, so `CLAUDE_CONFIG_DIR='/x,/'` used to grant
  * read access to "/". A path with a comma, a control character (NUL cannot pass argv at
@@ -36,6 +40,7 @@ export interface PermissionProfile {
 export const STATIC_PROFILES = {
   serve: { env: [...ENV_VARS_READ], run: [] as string[] },
   run: { env: [...ENV_VARS_READ], run: ["sh", "setsid"] },
+  mcp: { env: [...ENV_VARS_READ], run: [] as string[] },
 } as const;
 
 /** Why `path` cannot be carried by a permission flag, or null when it can. */
@@ -123,6 +128,22 @@ export function serveProfile(
     env: [...STATIC_PROFILES.serve.env],
     run: [],
   }, originsOf(cfg, extraReadPaths.map((x) => [x, "a leased agent home"])));
+}
+
+/**
+ * The MCP server profile: reads what serve reads, writes only the message index, and
+ * reaches only its own daemon's configured port on 127.0.0.1 (no unix socket: it talks
+ * to the daemon through the same checked TCP front as every client).
+ */
+export function mcpProfile(cfg: ResolvedConfig): PermissionProfile {
+  const serve = serveProfile(cfg);
+  return checkPaths({
+    net: [cfg.server.port === 0 ? cfg.server.host : `${cfg.server.host}:${cfg.server.port}`],
+    read: serve.read,
+    write: [cfg.messageSearch.cacheRoot],
+    env: [...STATIC_PROFILES.mcp.env],
+    run: [],
+  }, originsOf(cfg, [[cfg.messageSearch.cacheRoot, "the message index (in the state root)"]]));
 }
 
 /** The runner profile: the state root (or pinned dir), the project, TMPDIR. */

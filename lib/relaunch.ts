@@ -15,7 +15,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ResolvedConfig } from "./config.ts";
-import { profileFlags, runProfile, serveProfile } from "./permissions.ts";
+import { mcpProfile, profileFlags, runProfile, serveProfile } from "./permissions.ts";
 
 export const LOCKED_FLAG = "--locked";
 
@@ -45,8 +45,12 @@ export interface RelaunchOptions {
 
 /** The child command line (exported for tests and `intendant permissions`). */
 export function lockedCommand(o: RelaunchOptions): string[] {
-  const mode = o.args[0] === "run" ? "run" : "serve";
-  const profile = mode === "run" ? runProfile(o.cfg, o.projectRoot) : serveProfile(o.cfg);
+  const mode = o.args[0] === "run" ? "run" : o.args[0] === "mcp" ? "mcp" : "serve";
+  const profile = mode === "run"
+    ? runProfile(o.cfg, o.projectRoot)
+    : mode === "mcp"
+    ? mcpProfile(o.cfg)
+    : serveProfile(o.cfg);
   const config = configBeside(o.mainModule);
   // From a source checkout the child uses the deno.json permission set (the static part of
   // the profile) plus the per-user paths; the single file spells out every flag.

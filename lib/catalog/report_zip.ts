@@ -12,13 +12,18 @@
  * walks the directory only as the consumer pulls, one file open at a time and read in
  * 1 MiB pieces, so neither the archive nor any file of it is ever held whole; an aborted
  * download cancels the walk and closes the open file.
+ * Secrets (issue 18): text files are masked as they stream (report_mask.ts: whole lines
+ * per piece, the unfinished line carried, so a key split across two reads is still
+ * masked); binary files (a NUL in the first 8000 bytes) are copied untouched. The README
+ * says so and lists, per file, how many secrets of which kinds were masked.
  */
 import { join } from "node:path";
 import { InvalidInputError } from "../errors.ts";
 import { resolveSessionKey } from "./resolve_key.ts";
-import { listInside, openInside } from "./safe_fs.ts";
+import { listInside, openInside, type SafeFile } from "./safe_fs.ts";
 import type { CatalogDeps } from "./types.ts";
-import { ZIP_MAX_ENTRIES, ZipStream } from "./zip_stream.ts";
+import { ZIP_CHUNK_BYTES, ZIP_MAX_ENTRIES, ZIP_SMALL_BYTES, ZipStream } from "./zip_stream.ts";
+import { looksBinary, maskedPieces, type MaskTally, SNIFF_BYTES } from "./report_mask.ts";
 
 /** Content cap of one report (uncompressed). */
 export const REPORT_MAX_TOTAL_BYTES = 256 * 1024 * 1024;
@@ -35,6 +40,8 @@ interface Walk {
   total: number;
   files: number;
   skipped: { path: string; reason: string }[];
+  /** Files in which secrets were masked. */
+  masked: ({ path: string } & MaskTally)[];
 }
 
 async function* walk(w: Walk, rel: string, depth: number): AsyncGenerator<Uint8Array> {
@@ -75,11 +82,65 @@ async function* addFile(w: Walk, path: string): AsyncGenerator<Uint8Array> {
       w.skipped.push({ path, reason: "over the zip format's size limit" });
       return;
     }
-    w.total += yield* w.zip.file(name, file, file.size, { mtimeMs: file.mtimeMs, mode: 0o600 });
+    const entry = { mtimeMs: file.mtimeMs, mode: 0o600 };
+    const head = await file.read(0, Math.min(file.size, SNIFF_BYTES));
+    if (looksBinary(head)) w.total += yield* w.zip.file(name, file, file.size, entry);
+    else {
+      const tally: MaskTally = { secrets: 0, kinds: {} };
+      const masked = maskedPieces(pieces(file), tally);
+      if (file.size <= ZIP_SMALL_BYTES) {
+        const parts: Uint8Array[] = [];
+        for await (const p of masked) parts.push(p);
+        const data = concat(parts);
+        yield* w.zip.bytes(name, data, entry);
+        w.total += data.length;
+      } else w.total += yield* w.zip.pieces(name, masked, file.size, entry);
+      if (tally.secrets > 0) w.masked.push({ path, ...tally });
+    }
     w.files++;
   } finally {
     await file.close();
   }
+}
+
+/** A file's first `size` bytes (its stat), in ZIP_CHUNK_BYTES pieces. */
+async function* pieces(file: SafeFile): AsyncGenerator<Uint8Array> {
+  for (let at = 0; at < file.size;) {
+    const piece = await file.read(at, Math.min(ZIP_CHUNK_BYTES, file.size - at));
+    if (piece.length === 0) return;
+    at += piece.length;
+    yield piece;
+  }
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0]!;
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+function maskingNote(w: Walk): string[] {
+  const lines = [
+    "Secrets are masked in the text files: each API key, token, private-key block, password",
+    "or credential that Intendant's secret rules recognise is replaced by its first 4",
+    'characters, "…" and its kind (for example sk-p…[openai key]). Binary files (a NUL byte',
+    "in their first 8000 bytes) are as on disk. The message index keeps the original text.",
+  ];
+  if (w.masked.length === 0) lines.push("No secrets were found.");
+  else {
+    const total = w.masked.reduce((n, m) => n + m.secrets, 0);
+    lines.push(`Masked ${total} secret${total === 1 ? "" : "s"} in ${w.masked.length} file(s):`);
+    for (const m of w.masked) {
+      const kinds = Object.entries(m.kinds).map(([k, n]) => `${k} ×${n}`).join(", ");
+      lines.push(`  ${m.path}: ${kinds}`);
+    }
+  }
+  return [...lines, ""];
 }
 
 function readme(id: string, w: Walk, nowMs: number): string {
@@ -88,8 +149,10 @@ function readme(id: string, w: Walk, nowMs: number): string {
     `Generated: ${new Date(nowMs).toISOString()}`,
     "",
     `${w.files} regular files (${w.total} bytes) of the session directory are under ${w.prefix}`,
-    "(session.jsonl, session_meta.json, turns/, runtime logs, daemon.log and the rest, as on disk).",
+    "(session.jsonl, session_meta.json, turns/, runtime logs, daemon.log and the rest, as on disk",
+    "but for masked secrets).",
     "",
+    ...maskingNote(w),
   ];
   if (w.skipped.length === 0) lines.push("Nothing was skipped.");
   else {
@@ -143,6 +206,7 @@ export async function sessionReportStream(
     total: 0,
     files: 0,
     skipped: [],
+    masked: [],
   };
   const now = d.now ?? Date.now;
   async function* chunks(): AsyncGenerator<Uint8Array> {

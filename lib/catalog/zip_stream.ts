@@ -10,6 +10,8 @@
  * directory carry the real values. A file that shrinks while read is cut where it ends;
  * bytes appended meanwhile are not read (`size` is the caller's stat). Names are flagged
  * UTF-8 (bit 11), unix mode bits go in the external attributes, times are DOS local times.
+ * `pieces()` writes the same descriptor framing from any async source of pieces whose total
+ * is known only at the end (the report's masked text files).
  * No ZIP64: `fits()` tells the caller whether an entry can still be added under
  * ZIP_MAX_BYTES / ZIP_MAX_ENTRIES, and adding past them is a RangeError.
  */
@@ -113,19 +115,46 @@ export class ZipStream {
       yield* this.bytes(name, data, o);
       return data.length;
     }
-    const c = this.#begin(name, size, o);
-    c.flags |= FLAG_DESCRIPTOR;
-    const first = await src.read(0, Math.min(size, ZIP_CHUNK_BYTES));
-    c.method = deflateRawSync(first).length >= first.length ? 0 : 8;
-    yield* this.#emit(localHeader(c));
-    // Reads after the first: `first` is handed over first, then the rest in order.
     const chunks = async function* (): AsyncGenerator<Uint8Array> {
-      yield first;
-      for (let at = first.length; at < size && first.length > 0;) {
+      for (let at = 0; at < size;) {
         const piece = await src.read(at, Math.min(ZIP_CHUNK_BYTES, size - at));
         if (piece.length === 0) return;
         at += piece.length;
         yield piece;
+      }
+    };
+    return yield* this.pieces(name, chunks(), size, o);
+  }
+
+  /**
+   * An entry from pieces whose total is known only at the end (a file, or a transform of
+   * one such as secret masking): data-descriptor framing; `sizeHint` is what fits()
+   * checks. Stored when deflating the first piece does not shrink it. Returns the bytes.
+   */
+  async *pieces(
+    name: string,
+    src: AsyncIterable<Uint8Array>,
+    sizeHint: number,
+    o: ZipEntryOptions,
+  ): AsyncGenerator<Uint8Array, number> {
+    const c = this.#begin(name, sizeHint, o);
+    c.flags |= FLAG_DESCRIPTOR;
+    const it = src[Symbol.asyncIterator]();
+    const head = await it.next();
+    const first = head.done ? new Uint8Array(0) : head.value;
+    c.method = first.length > 0 && deflateRawSync(first).length < first.length ? 8 : 0;
+    yield* this.#emit(localHeader(c));
+    // `first` is handed over first, then the rest in order.
+    const chunks = async function* (): AsyncGenerator<Uint8Array> {
+      if (head.done) return;
+      let ended = false;
+      try {
+        yield first;
+        for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+        ended = true;
+      } finally {
+        // A consumer that stops early (an aborted download) closes the source too.
+        if (!ended) await it.return?.();
       }
     };
     let crc = 0, usize = 0, csize = 0;

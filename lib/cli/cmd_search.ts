@@ -25,12 +25,11 @@ import {
   type SearchResponse,
   SOURCES,
 } from "../message_search/mod.ts";
-import { loadCursorKey, readDaemonFile } from "../server/mod.ts";
+import { loadCursorKey, readDaemonFile, searchViaDaemon } from "../server/mod.ts";
 import { InvalidInputError } from "../errors.ts";
 import { boolFlag, numberFlag, parseArgs, stringFlag } from "./parse_args.ts";
 import type { CliIo, Command } from "./io.ts";
 import { EXIT_OK } from "./exit_codes.ts";
-import { searchViaDaemon } from "./daemon_client.ts";
 import { type StatusLine, statusLine } from "./status_line.ts";
 import { stringifyTerminalSafe, terminalSafe } from "../text/mod.ts";
 

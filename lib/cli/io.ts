@@ -20,6 +20,11 @@ export interface CliIo {
   readLine?: () => Promise<string | null>;
   /** Process exit for the crash hook. @default no-op in tests */
   exit?: (code: number) => void;
+  /**
+   * How this program was started (Deno.execPath(), Deno.mainModule): `intendant mcp
+   * --print-config` prints a command that starts this same program. @default unknown
+   */
+  launcher?: { denoPath: string; mainModule: string };
 }
 
 /** One subcommand. */

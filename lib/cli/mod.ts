@@ -16,6 +16,8 @@ import { urlCommand } from "./cmd_url.ts";
 import { tokenCommand } from "./cmd_token.ts";
 import { searchCommand } from "./cmd_search.ts";
 import { sessionsCommand } from "./cmd_sessions.ts";
+import { mcpCommand } from "./cmd_mcp.ts";
+import { secretsCommand } from "./cmd_secrets.ts";
 
 export type { CliIo, Command } from "./io.ts";
 export * from "./exit_codes.ts";
@@ -31,6 +33,8 @@ export const COMMANDS: readonly Command[] = [
   tokenCommand,
   searchCommand,
   sessionsCommand,
+  mcpCommand,
+  secretsCommand,
   indexCommand,
   runCommandCli,
   ctlCommand,

@@ -5,7 +5,7 @@
  * only a hint: it is read through the contained reader (a planted symlink, FIFO or huge
  * file at its name is refused, never followed or waited on), validated, and the pid must
  * still be alive where that can be checked — the proof that the daemon is ours is that it
- * answers an authenticated request with this token (lib/cli/daemon_client.ts).
+ * answers an authenticated request with this token (daemon_client.ts).
  */
 import { basename, dirname } from "node:path";
 import { z } from "zod";

@@ -41,6 +41,8 @@ export type { TokenHelp } from "./token_page.ts";
 export type { CoverageView } from "./coverage_route.ts";
 export type { SweepProgressView } from "./sweep_progress.ts";
 export { readDaemonFile } from "./daemon_file.ts";
+export { searchViaDaemon } from "./daemon_client.ts";
+export type { DaemonPage, Unreachable } from "./daemon_client.ts";
 export type { DaemonFile } from "./daemon_file.ts";
 export {
   COVERAGE_RESERVE_BYTES,

@@ -13,7 +13,8 @@ import { useRef, useState } from "preact/hooks";
 import { type SessionSummary, trashSession } from "../api_client.ts";
 import { navigate } from "../hooks/use_hash_route.ts";
 import { useModal } from "../hooks/use_modal.ts";
-import { sessionTitle } from "../lib/markdown.ts";
+import { useMaskSecrets } from "../hooks/use_mask_secrets.ts";
+import { shownTitle } from "../lib/masking.ts";
 import { announceTrashed } from "./undo_toast.ts";
 
 /** Days a trashed session stays restorable (the server's TRASH_KEEP_DAYS). */
@@ -46,7 +47,7 @@ function ConfirmDelete({ session, onCancel }: DeleteButtonProps & { onCancel(): 
   const [error, setError] = useState("");
   const busyNow = useRef(false);
   useModal(dialog, first, () => !busyNow.current && onCancel());
-  const label = sessionTitle(session);
+  const label = shownTitle(session, useMaskSecrets());
   // Not refused: a crashed runner can leave "running" in the meta for good, and such a
   // session must stay deletable. The user is told what a live one would do, then decides.
   const live = (session.status === "running" || session.status === "waiting") &&

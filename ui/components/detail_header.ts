@@ -3,13 +3,17 @@
  * source-gone / live badges, the facts (project, times, message count, id), and the two
  * actions: copy the resume command (navigator.clipboard; when the browser refuses, the
  * command's field is selected so Ctrl+C / ⌘C copies it) and Export as Markdown (built
- * client-side from the session's entries, downloaded through a Blob URL).
+ * client-side from the session's entries, downloaded through a Blob URL; always masked,
+ * whatever the "Mask secrets" switch says — a file leaves the dashboard). The title and
+ * project follow the switch.
  */
 import { html } from "htm/preact";
 import { useRef, useState } from "preact/hooks";
 import type { DetailEntry, SessionSummary } from "../api_client.ts";
 import { plural } from "../lib/format.ts";
-import { markdownFileName, sessionMarkdown, sessionTitle } from "../lib/markdown.ts";
+import { useMaskSecrets } from "../hooks/use_mask_secrets.ts";
+import { markdownFileName, sessionMarkdown } from "../lib/markdown.ts";
+import { shownText, shownTitle, shownTitleText } from "../lib/masking.ts";
 import { RelTime } from "./rel_time.ts";
 import { RenameField } from "./rename_field.ts";
 import { DeleteButton } from "./delete_button.ts";
@@ -48,6 +52,7 @@ export function DetailHeader({ session: s, total, live, loadAll, onRenamed }: De
   const [copy, setCopy] = useState<keyof typeof COPY_STATUS>("idle");
   const [exporting, setExporting] = useState<string | null>(null);
   const cmd = useRef<HTMLInputElement>(null);
+  const mask = useMaskSecrets();
 
   const onCopy = async () => {
     try {
@@ -76,14 +81,19 @@ export function DetailHeader({ session: s, total, live, loadAll, onRenamed }: De
   const liveText = live === "open" ? "● live" : "reconnecting…";
   const liveBadge = live !== "off" &&
     html`<span class=${`live live-${live}`} role="status">${liveText}</span>`;
-  const project = s.project && html`<span class="project" title=${s.project}>${s.project}</span>`;
+  const shownProject = s.project && shownText(s.project, mask);
+  const project = shownProject &&
+    html`<span class="project" title=${shownProject}>${shownProject}</span>`;
   return html`
     <header class="detail-head">
       <a class="back" href=${backToListHref()}>← Sessions</a>
       <div class="detail-title">
           <${SourceBadge} source=${s.source} />
-          <h1 id="detail-h" tabindex="-1">${sessionTitle(s)}</h1>
-          <${RenameField} sessionKey=${s.key} name=${s.name} fallback=${s.title ?? s.session_id}
+          <h1 id="detail-h" tabindex="-1">${shownTitle(s, mask)}</h1>
+          <${RenameField} sessionKey=${s.key} name=${s.name} fallback=${shownTitleText(
+            s.title ?? s.session_id,
+            mask,
+          )}
             onRenamed=${onRenamed} />
           ${status} ${gone} ${liveBadge}
         </div>

@@ -8,11 +8,17 @@
  * sidecar is still on disk; approvals, steers, questions, errors and session start/end
  * are compact lines. The anchored row (jump-to-hit, or the current hit of n/p) carries
  * the `anchored` class and aria-current; the query's words are marked in hit rows.
+ * With "Mask secrets" on (the default) every text a row shows — message, command, output,
+ * summary, line — is masked (lib/masking.ts), and a message that had secrets hidden says
+ * how many in a badge; the query's words are then marked in the masked text.
  */
 import { html } from "htm/preact";
+import { useMemo } from "preact/hooks";
 import type { DetailEntry } from "../api_client.ts";
+import { useMaskSecrets } from "../hooks/use_mask_secrets.ts";
 import { findTerms } from "../lib/fold.ts";
-import { formatBytes } from "../lib/format.ts";
+import { formatBytes, plural } from "../lib/format.ts";
+import { type ShownMessage, shownMessage, shownText } from "../lib/masking.ts";
 import { MarkedText } from "./marked_text.ts";
 import { RelTime } from "./rel_time.ts";
 import { RichText } from "./rich_text.ts";
@@ -50,13 +56,13 @@ const LINE_LABEL: Record<string, string> = {
 
 const words = (s: string) => s.replaceAll("_", " ");
 
-function outputs(d: Detail) {
+function outputs(d: Detail, mask: boolean) {
   const all = Object.entries((d.output ?? {}) as Record<string, Output>);
   return all.map(([label, o]) => {
     const size = typeof o.bytes === "number" ? ` · ${o.bytes.toLocaleString()} B` : "";
     const body = o.unavailable
       ? html`<p class="muted">unavailable: ${o.unavailable}</p>`
-      : html`<pre class="code">${o.excerpt ?? ""}</pre>`;
+      : html`<pre class="code">${shownText(o.excerpt ?? "", mask)}</pre>`;
     return html`<details class="output">
       <summary>${label}${size}${o.truncated ? " (excerpt)" : ""}</summary>${body}
     </details>`;
@@ -90,13 +96,33 @@ function cutBadge(d: Detail) {
   return html`<span class="badge" title=${tip}>cut at ${formatBytes(cap)}</span>`;
 }
 
-function message(e: DetailEntry, d: Detail, terms: readonly string[]) {
+/** A message's text as shown (memoized per text, switch and query; see ShownMessage). */
+function useShownMessage(text: string | undefined, mask: boolean, terms: readonly string[]) {
+  const key = terms.join("\u0000");
+  return useMemo(
+    () => text === undefined ? null : shownMessage(text, mask, terms),
+    [text, mask, key],
+  );
+}
+
+function hiddenBadge(hidden: number) {
+  if (!hidden) return null;
+  const tip = "Turn off “Mask secrets” at the top to show them as written";
+  return html`<span class="badge masked" title=${tip}>${plural(hidden, "secret")} masked</span>`;
+}
+
+function message(
+  e: DetailEntry,
+  d: Detail,
+  terms: readonly string[],
+  shown: ShownMessage | null,
+) {
   const who = e.role === "assistant" ? "Assistant" : "User";
   const provenance = typeof d.provenance === "string" &&
     html`<span class="tag">${words(d.provenance)}</span>`;
-  const body = e.text === undefined
+  const body = shown === null
     ? html`<span class="muted">text unavailable</span>`
-    : html`<${RichText} text=${e.text} terms=${terms} />`;
+    : html`<${RichText} text=${e.text} terms=${terms} mask=${shown.hidden > 0} />`;
   return html`
     <div class="entry-head">
           <span class=${`role role-${e.role}`}>${who}</span>
@@ -105,6 +131,7 @@ function message(e: DetailEntry, d: Detail, terms: readonly string[]) {
           ${e.superseded && html`<span class="badge sup" title=${REWOUND_TIP}>rewound</span>`}
           ${e.subagent && html`<span class="badge">subagent</span>`}
           ${cutBadge(d)}
+          ${hiddenBadge(shown?.hidden ?? 0)}
         </div>
     <div class="text rich">${body}</div>
     ${e.tools?.length ? html`<${ToolCalls} tools=${e.tools} />` : null}
@@ -127,13 +154,16 @@ function snapshot(d: Detail): string {
     .join(" · ");
 }
 
-function body(e: DetailEntry, terms: readonly string[]) {
+function body(e: DetailEntry, terms: readonly string[], mask: boolean, shown: ShownMessage | null) {
   const d = e.detail && typeof e.detail === "object" ? e.detail as Detail : {};
-  const text = (t: string) => html`<${MarkedText} text=${t} ranges=${findTerms(t, terms)} />`;
+  const text = (raw: string) => {
+    const t = shownMessage(raw, mask, terms);
+    return html`<${MarkedText} text=${t.text} ranges=${findTerms(t.text, t.terms)} />`;
+  };
   const time = html`<${RelTime} ms=${e.ts_ms} />`;
   switch (e.kind) {
     case "message":
-      return message(e, d, terms);
+      return message(e, d, terms, shown);
     case "tool_calls": {
       const label = d.by === "user" ? "commands you ran" : "tool calls";
       return html`
@@ -153,7 +183,7 @@ function body(e: DetailEntry, terms: readonly string[]) {
         summary?.excerpt && html`
           <details class="output">
             <summary>summary</summary>
-            <pre class="code">${summary.excerpt}</pre>
+            <pre class="code">${shownText(summary.excerpt, mask)}</pre>
           </details>
         `
       }`;
@@ -173,13 +203,13 @@ function body(e: DetailEntry, terms: readonly string[]) {
       const exit = typeof d.exit_code === "number" &&
         html`<span class="tag">exit ${d.exit_code}</span>`;
       return html`<div class="entry-head"><span class="tag">command</span>${time}${exit}</div>
-        <pre class="code cmd">${e.text ? text(e.text) : "…"}</pre>${outputs(d)}`;
+        <pre class="code cmd">${e.text ? text(e.text) : "…"}</pre>${outputs(d, mask)}`;
     }
     case "command_output": {
       const codes = Array.isArray(d.exit_codes) && d.exit_codes.join(", ");
       const exit = codes && html`<span class="tag">exit ${codes}</span>`;
       return html`<div class="entry-head"><span class="tag">output</span>${time}${exit}</div>
-        ${outputs(d)}`;
+        ${outputs(d, mask)}`;
     }
     default: {
       const f = facts(e, d);
@@ -203,6 +233,8 @@ export interface EntryRowProps {
 
 /** A detail row. */
 export function EntryRow({ entry: e, anchored, terms }: EntryRowProps) {
+  const mask = useMaskSecrets();
+  const shown = useShownMessage(e.kind === "message" ? e.text : undefined, mask, terms);
   const cls = [
     "entry",
     `kind-${e.kind}`,
@@ -213,7 +245,7 @@ export function EntryRow({ entry: e, anchored, terms }: EntryRowProps) {
   return html`
     <li id=${`entry-${e.index}`} class=${cls} data-index=${e.index}
       aria-current=${anchored ? "true" : undefined} tabindex=${anchored ? -1 : undefined}>
-        ${body(e, terms)}
+        ${body(e, terms, mask, shown)}
       </li>
   `;
 }

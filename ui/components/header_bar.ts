@@ -1,5 +1,9 @@
-/** The top bar: the product name (a link home) and the palette's button with its shortcut. */
+/**
+ * The top bar: the product name (a link home), the "Mask secrets" switch, and the
+ * palette's button with its shortcut.
+ */
 import { html } from "htm/preact";
+import { MaskToggle } from "./mask_toggle.ts";
 
 /** The bar. */
 export function HeaderBar({ onPalette }: { onPalette(): void }) {
@@ -8,8 +12,11 @@ export function HeaderBar({ onPalette }: { onPalette(): void }) {
   return html`
     <header class="topbar">
       <a class="brand" href="#/"><span class="logo" aria-hidden="true">◆</span> Intendant</a>
-      <button type="button" class="btn palette-btn" onClick=${onPalette} aria-haspopup="dialog"
-        aria-keyshortcuts=${shortcut}>Search… <kbd>${mac ? "⌘" : "Ctrl+"}K</kbd></button>
+      <span class="topbar-tools">
+        <${MaskToggle} />
+        <button type="button" class="btn palette-btn" onClick=${onPalette} aria-haspopup="dialog"
+          aria-keyshortcuts=${shortcut}>Search… <kbd>${mac ? "⌘" : "Ctrl+"}K</kbd></button>
+      </span>
     </header>
   `;
 }

@@ -4,12 +4,15 @@
  * badges in plain words: "rewound" (superseded: rolled back or on an abandoned branch),
  * "cut at 256 KiB" (the record was cut at the index's size cap), "subagent". The whole
  * row is a link that opens the detail anchored on the hit (its locator) with the query's
- * words to highlight; it sits above its card's own stretched link.
+ * words to highlight; it sits above its card's own stretched link. With "Mask secrets" on
+ * the snippet is masked and its highlights moved onto the masked text (lib/masking.ts):
+ * a search by a key finds its message and marks the masked key.
  */
 import { html } from "htm/preact";
 import type { SearchHit } from "../api_client.ts";
 import { RECORD_CAP_KIB, RECORD_CAP_LABEL } from "../lib/format.ts";
-import { snippetRanges } from "../lib/highlight.ts";
+import { useMaskSecrets } from "../hooks/use_mask_secrets.ts";
+import { shownSnippet } from "../lib/masking.ts";
 import { sessionHref } from "../lib/route.ts";
 import { MarkedText } from "./marked_text.ts";
 import { RelTime } from "./rel_time.ts";
@@ -36,7 +39,7 @@ export interface HitRowProps {
 /** A hit. */
 export function HitRow({ sessionKey, hit, q }: HitRowProps) {
   const href = sessionHref(sessionKey, { locate: hit.locator, q });
-  const ranges = snippetRanges(hit.snippet, hit.snippet_offset_bytes, hit.ranges);
+  const snippet = shownSnippet(hit, useMaskSecrets());
   const badges = BADGES.filter(([k]) => hit[k] === true).map(([, cls, label, tip]) =>
     html`<span class=${cls} title=${tip}>${label}</span>`
   );
@@ -50,7 +53,8 @@ export function HitRow({ sessionKey, hit, q }: HitRowProps) {
             <${RelTime} ms=${hit.ts_ms} />
             ${badges}
           </span>
-        <span class="snippet">${lead}<${MarkedText} text=${hit.snippet} ranges=${ranges} /></span>
+        <span class="snippet">${lead}<${MarkedText} text=${snippet.text} ranges=${snippet
+          .ranges} /></span>
       </a>
     </li>
   `;

@@ -10,7 +10,9 @@
 import { html } from "htm/preact";
 import type { SearchGroup, SessionSummary } from "../api_client.ts";
 import type { LaneModel } from "../hooks/use_search_lane.ts";
+import { useMaskSecrets } from "../hooks/use_mask_secrets.ts";
 import { plural } from "../lib/format.ts";
+import { shownTitleText } from "../lib/masking.ts";
 import { laneKey, type LaneState } from "../lib/search_lane.ts";
 import { HitRow } from "./hit_row.ts";
 import { Notice } from "./notice.ts";
@@ -40,6 +42,7 @@ function statusText(l: LaneState): string {
 /** The message lane. */
 export function MessageLane({ lane, summaries, includeSuperseded }: MessageLaneProps) {
   const s = lane.state;
+  const mask = useMaskSecrets();
   const q = s.shownQuery?.q.trim() ?? "";
   const busy = s.status === "loading";
   const retry = { label: "Retry", run: lane.retry };
@@ -52,7 +55,7 @@ export function MessageLane({ lane, summaries, includeSuperseded }: MessageLaneP
       html`<${HitRow} key=${h.record_id} sessionKey=${g.session_key} hit=${h} q=${q} />`
     );
     const summary = summaries.get(g.session_key) ?? null;
-    const label = `Hits in ${g.title ?? g.session_id}`;
+    const label = `Hits in ${shownTitleText(g.title ?? g.session_id, mask)}`;
     return html`
       <li key=${g.session_key} class="card-item">
         <${SessionCard} sessionKey=${g.session_key} source=${g.source} group=${g}

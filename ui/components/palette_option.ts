@@ -1,12 +1,13 @@
 /**
  * One option of the palette's listbox: a session (badge, title, project) or a message
  * hit (badge, role, highlighted snippet, session title). Selection is virtual
- * (aria-selected + the input's aria-activedescendant); the mouse can pick too.
+ * (aria-selected + the input's aria-activedescendant); the mouse can pick too. Titles
+ * and snippets are masked while "Mask secrets" is on.
  */
 import { html } from "htm/preact";
 import type { SearchGroup, SearchHit, SessionSummary } from "../api_client.ts";
-import { snippetRanges } from "../lib/highlight.ts";
-import { sessionTitle } from "../lib/markdown.ts";
+import { useMaskSecrets } from "../hooks/use_mask_secrets.ts";
+import { shownSnippet, shownText, shownTitle, shownTitleText } from "../lib/masking.ts";
 import { MarkedText } from "./marked_text.ts";
 import { SourceBadge } from "./source_badge.ts";
 
@@ -27,28 +28,29 @@ export interface PaletteOptionProps {
 /** The element id of option `i` (for aria-activedescendant). */
 export const optionId = (i: number) => `pal-opt-${i}`;
 
-function content(o: PaletteItem) {
+function content(o: PaletteItem, mask: boolean) {
   if (o.kind === "session") {
     return html`
       <${SourceBadge} source=${o.s.source} />
-      <span class="pal-title">${sessionTitle(o.s)}</span>
-      <span class="pal-sub">${o.s.project ?? ""}</span>
+      <span class="pal-title">${shownTitle(o.s, mask)}</span>
+      <span class="pal-sub">${shownText(o.s.project ?? "", mask)}</span>
     `;
   }
-  const ranges = snippetRanges(o.h.snippet, o.h.snippet_offset_bytes, o.h.ranges);
+  const snippet = shownSnippet(o.h, mask);
   return html`
     <${SourceBadge} source=${o.g.source} />
     <span class=${`role role-${o.h.role}`}>${o.h.role}</span>
-    <span class="pal-sub">${o.g.title ?? o.g.session_id}</span>
-    <span class="pal-snippet"><${MarkedText} text=${o.h.snippet} ranges=${ranges} /></span>
+    <span class="pal-sub">${shownTitleText(o.g.title ?? o.g.session_id, mask)}</span>
+    <span class="pal-snippet"><${MarkedText} text=${snippet.text} ranges=${snippet.ranges} /></span>
   `;
 }
 
 /** An option. */
 export function PaletteOption({ item, index, selected, onHover, onPick }: PaletteOptionProps) {
+  const mask = useMaskSecrets();
   return html`
     <div role="option" id=${optionId(index)} class="pal-opt" data-kind=${item.kind}
       aria-selected=${String(selected)} onMouseMove=${() => !selected && onHover(index)}
-      onClick=${() => onPick(item)}>${content(item)}</div>
+      onClick=${() => onPick(item)}>${content(item, mask)}</div>
   `;
 }

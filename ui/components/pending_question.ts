@@ -9,6 +9,8 @@
 import { html } from "htm/preact";
 import { useState } from "preact/hooks";
 import { answerQuestion, type PendingQuestion } from "../api_client.ts";
+import { useMaskSecrets } from "../hooks/use_mask_secrets.ts";
+import { shownText } from "../lib/masking.ts";
 import { RelTime } from "./rel_time.ts";
 
 /** Id of the answer field (the "Answer" notice action focuses it). */
@@ -23,6 +25,7 @@ export interface PendingQuestionProps {
 /** The box. */
 export function PendingQuestionBox({ sessionKey, pending: q }: PendingQuestionProps) {
   const [text, setText] = useState("");
+  const mask = useMaskSecrets();
   const [sending, setSending] = useState(false);
   const [sent, setSent] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -58,7 +61,7 @@ export function PendingQuestionBox({ sessionKey, pending: q }: PendingQuestionPr
   }
   const question = q.question_truncated && !q.question
     ? html`<p class="muted">The question is too long to show here; it is in the activity above.</p>`
-    : html`<p class="ask-question">${q.question}${
+    : html`<p class="ask-question">${shownText(q.question, mask)}${
       q.question_truncated ? html`<span class="muted"> (truncated)</span>` : null
     }</p>`;
   return html`<form class="control-panel ask" aria-labelledby="ask-h" onSubmit=${onSubmit}>

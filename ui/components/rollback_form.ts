@@ -12,6 +12,7 @@
 import { html } from "htm/preact";
 import { useState } from "preact/hooks";
 import { type DetailEntry, rollbackSession } from "../api_client.ts";
+import { shownText } from "../lib/masking.ts";
 
 /** Props of {@link RollbackForm}. */
 export interface RollbackFormProps {
@@ -34,7 +35,8 @@ export function rollbackTargets(entries: readonly DetailEntry[]): Target[] {
     const seq = (e.detail as { seq?: unknown } | undefined)?.seq;
     if (e.kind !== "message" || e.superseded || typeof seq !== "number") continue;
     const who = e.role === "assistant" ? "Assistant" : "User";
-    const text = (e.text ?? "").replace(/\s+/g, " ").trim();
+    // Masked always: the preview is a picker's label, never where a key needs reading.
+    const text = shownText(e.text ?? "", true).replace(/\s+/g, " ").trim();
     const cut = text.length > PREVIEW_CHARS ? text.slice(0, PREVIEW_CHARS - 1) + "…" : text;
     out.push({ seq, label: `#${seq} · ${who}: ${cut}` });
   }

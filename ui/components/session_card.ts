@@ -8,7 +8,9 @@
  * named by the title. Ids show as their first 8 characters (the full id is the tooltip
  * and what the copy button copies). Renaming lives in the detail header, not on every
  * card. In the message lane the same card carries the group's facts (best hit time,
- * total hits) and its hits as children. `terms` highlights a filter's match.
+ * total hits) and its hits as children. `terms` highlights a filter's match. The title
+ * and project are masked while "Mask secrets" is on (a first prompt holding a key makes
+ * a title holding it).
  */
 import { html } from "htm/preact";
 import type { ComponentChildren } from "preact";
@@ -16,7 +18,8 @@ import { useState } from "preact/hooks";
 import type { SearchGroup, SessionSummary, Source } from "../api_client.ts";
 import { findTerms } from "../lib/fold.ts";
 import { plural, shortId } from "../lib/format.ts";
-import { sessionTitle } from "../lib/markdown.ts";
+import { useMaskSecrets } from "../hooks/use_mask_secrets.ts";
+import { shownText, shownTitle } from "../lib/masking.ts";
 import { sessionHref } from "../lib/route.ts";
 import { MarkedText } from "./marked_text.ts";
 import { RelTime } from "./rel_time.ts";
@@ -63,8 +66,10 @@ export function SessionCard(props: SessionCardProps) {
   const name = summary?.name ?? null;
   const id = summary?.session_id ?? group?.session_id ?? sessionKey;
   const plainTitle = summary?.title ?? group?.title ?? null;
-  const title = sessionTitle({ name, title: plainTitle, session_id: shortId(id) });
-  const project = summary?.project ?? group?.project ?? null;
+  const mask = useMaskSecrets();
+  const title = shownTitle({ name, title: plainTitle, session_id: shortId(id) }, mask);
+  const rawProject = summary?.project ?? group?.project ?? null;
+  const project = rawProject === null ? null : shownText(rawProject, mask);
   const gone = summary?.source_gone ?? group?.source_gone ?? false;
   const headId = `t-${group ? "g" : "s"}-${sessionKey.replace(/[^\w-]/g, "_")}`;
   const mark = (text: string) =>

@@ -4,12 +4,15 @@
  * input (clamped to two lines; whole when open), exit code or status, duration — and
  * whose body is each output as plain monospace text (never Markdown: tool output is
  * data), an empty output as a word, a refused one with the reason. Closed by default:
- * a long session stays scannable, one click shows what a command printed.
+ * a long session stays scannable, one click shows what a command printed. Inputs and
+ * outputs are masked while "Mask secrets" is on (commands are where keys get exported).
  */
 import { html } from "htm/preact";
 import type { ToolCallEntry, ToolOutput } from "../api_client.ts";
 import { formatBytes, formatDuration } from "../lib/format.ts";
+import { useMaskSecrets } from "../hooks/use_mask_secrets.ts";
 import { utf8Length } from "../lib/highlight.ts";
+import { shownText } from "../lib/masking.ts";
 
 /** What a call's approval record says, in words. */
 function approvalText(a: unknown): string | null {
@@ -29,25 +32,26 @@ function statusText(t: ToolCallEntry): string {
   return t.status === "ok" ? "done" : "failed";
 }
 
-function output(label: string, o: ToolOutput) {
+function output(label: string, o: ToolOutput, mask: boolean) {
   if (o.unavailable) {
     return html`<p class="tool-out muted">${label}: unavailable (${o.unavailable})</p>`;
   }
-  const text = o.excerpt ?? "";
-  if (!text && !o.truncated) return html`<p class="tool-out muted">${label}: empty</p>`;
+  const raw = o.excerpt ?? "";
+  if (!raw && !o.truncated) return html`<p class="tool-out muted">${label}: empty</p>`;
   const size = typeof o.bytes === "number" ? formatBytes(o.bytes) : null;
-  const cut = o.truncated ? `first ${formatBytes(utf8Length(text))} of ${size ?? "more"}` : size;
+  // The size is the original's: masking changes what is shown, not what was printed.
+  const cut = o.truncated ? `first ${formatBytes(utf8Length(raw))} of ${size ?? "more"}` : size;
   return html`
     <div class="tool-out">
       <div class="tool-label">${label}${cut && html`
         <span class="muted">· ${cut}</span>
       `}</div>
-      <pre class="code">${text}</pre>
+      <pre class="code">${shownText(raw, mask)}</pre>
     </div>
   `;
 }
 
-function call(t: ToolCallEntry, i: number) {
+function call(t: ToolCallEntry, i: number, mask: boolean) {
   const facts = [
     statusText(t),
     typeof t.duration_ms === "number" ? formatDuration(t.duration_ms) : null,
@@ -62,11 +66,11 @@ function call(t: ToolCallEntry, i: number) {
       <details class="tool-call">
           <summary>
             <span class="tool-name">${t.name}</span>
-            <code class="tool-input">${t.input || "(not recorded)"}</code>
+            <code class="tool-input">${shownText(t.input, mask) || "(not recorded)"}</code>
             <span class="tool-facts">${facts}</span>
           </summary>
           ${t.input_truncated && html`<p class="muted tool-out">input cut at its size cap</p>`}
-          ${outs.length ? outs.map(([label, o]) => output(label, o)) : html`
+          ${outs.length ? outs.map(([label, o]) => output(label, o, mask)) : html`
             <p class="tool-out muted">no output recorded</p>
           `}
         </details>
@@ -76,6 +80,7 @@ function call(t: ToolCallEntry, i: number) {
 
 /** The calls of one turn. */
 export function ToolCalls({ tools }: { tools: readonly ToolCallEntry[] }) {
+  const mask = useMaskSecrets();
   const label = tools.length === 1 ? "1 tool call" : `${tools.length} tool calls`;
-  return html`<ul class="tools" aria-label=${label}>${tools.map(call)}</ul>`;
+  return html`<ul class="tools" aria-label=${label}>${tools.map((t, i) => call(t, i, mask))}</ul>`;
 }

@@ -5,9 +5,16 @@
  * tool inputs and output become fenced blocks whose
  * fence is longer than any backtick run inside (so no content can close it early);
  * rollbacks become a visible rule, and superseded messages keep a label. Times are UTC
- * ISO-8601, so the same session exports to the same bytes anywhere. Pure.
+ * ISO-8601, so the same session exports to the same bytes anywhere.
+ * Secrets are ALWAYS masked in the export, whatever the dashboard's "Mask secrets" switch
+ * says: a file leaves the machine's control (it gets pasted, attached, committed). The
+ * finished document goes through the masker once (lib/secrets/mod.ts), so every part —
+ * title, project, messages, tool inputs and outputs — is covered by one pass and nothing
+ * is masked twice; a masked form adds no backtick run the original lacked, so a fence
+ * chosen for the original body still holds. The file name is built from the masked title. Pure.
  */
 import type { DetailEntry, SessionSummary } from "../api_client.ts";
+import { maskSecrets } from "../../lib/secrets/mod.ts";
 
 /** Options for {@link sessionMarkdown}. */
 export interface MarkdownOptions {
@@ -107,7 +114,7 @@ export function entryMarkdown(e: DetailEntry): string {
   }
 }
 
-/** The whole export. */
+/** The whole export, secrets masked (see the module header). */
 export function sessionMarkdown(
   s: SessionSummary,
   entries: readonly DetailEntry[],
@@ -132,12 +139,13 @@ export function sessionMarkdown(
     const first = (entries[0]?.index ?? 0) + 1;
     head.push(`> Partial export: entries ${first}–${first + entries.length - 1} of ${o.total}.`);
   }
-  return [...head, ...entries.map(entryMarkdown)].join("\n\n") + "\n";
+  return maskSecrets([...head, ...entries.map(entryMarkdown)].join("\n\n") + "\n").text;
 }
 
-/** A file name for the export: the title's safe characters plus the id's head. */
+/** A file name for the export: the masked title's safe characters plus the id's head. */
 export function markdownFileName(s: Pick<SessionSummary, "name" | "title" | "session_id">): string {
-  const slug = sessionTitle(s).normalize("NFKD").replace(/[^\w.-]+/g, "-").replace(/^-+|-+$/g, "")
+  const slug = maskSecrets(sessionTitle(s)).text.normalize("NFKD").replace(/[^\w.-]+/g, "-")
+    .replace(/^-+|-+$/g, "")
     .slice(0, 60).toLowerCase();
   const id = s.session_id.replace(/[^\w-]/g, "").slice(0, 8);
   return `${slug || "session"}-${id}.md`;

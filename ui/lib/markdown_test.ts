@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import type { DetailEntry, SessionSummary } from "../api_client.ts";
+import { maskedForm } from "../../lib/secrets/mod.ts";
+import { plantedKeys } from "../../tests/helpers/secret_keys.ts";
 import { fenced, markdownFileName, sessionMarkdown } from "./markdown.ts";
 
 const T0 = Date.UTC(2026, 6, 1, 9, 30, 0);
@@ -112,4 +114,50 @@ Deno.test("sessionMarkdown() exports a turn's tool calls under its message, outp
   assert.ok(md.includes("````sh\necho ```hi```\n````"));
   assert.ok(md.includes("stdout:\n\n```\nhi\n```"));
   assert.ok(md.includes("stderr: _unavailable (missing)_"));
+});
+
+Deno.test("sessionMarkdown() masks every secret, wherever it sits, and names its kind", () => {
+  const keys = plantedKeys();
+  const pick = (kind: string) => keys.find((k) => k.kind === kind)!;
+  const [title, project, input, output] = [
+    pick("github token"),
+    pick("npm token"),
+    pick("stripe key"),
+    pick("jwt"),
+  ];
+  const md = sessionMarkdown({
+    ...session,
+    title: `Rotate ${title.secret}`,
+    project: `/home/dev/${project.secret}`,
+  }, [
+    {
+      index: 0,
+      kind: "message",
+      ts_ms: T0,
+      role: "user",
+      text: keys.map((k) => `${k.line} — keep it safe.`).join("\n"),
+      tools: [{
+        name: "shell",
+        input: `curl -H "x-key: ${input.secret}" https://api.example.test`,
+        ts_ms: T0,
+        status: "ok",
+        exit_code: 0,
+        output: { stdout: { excerpt: `token=${output.secret}\n` } },
+      }],
+    },
+    { index: 1, kind: "command_batch", ts_ms: T0, text: keys[0]!.line },
+  ], { total: 2 });
+  for (const k of keys) {
+    assert.ok(!md.includes(k.secret), `${k.kind} leaked into the export`);
+    assert.ok(md.includes(maskedForm(k.secret, k.kind)), `${k.kind} masked with its kind`);
+  }
+  assert.ok(md.includes("— keep it safe."), "the prose around a key is kept");
+  assert.ok(md.includes("```sh\ncurl -H"), "fences intact");
+});
+
+Deno.test("markdownFileName() never carries a secret from the title", () => {
+  const key = plantedKeys().find((k) => k.kind === "github token")!.secret;
+  const name = markdownFileName({ name: null, title: `use ${key} here`, session_id: "ab12" });
+  assert.ok(!name.includes(key.slice(4)), name);
+  assert.match(name, /^use-ghp_\.\.\.-github-token-here-ab12\.md$/);
 });

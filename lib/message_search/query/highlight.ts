@@ -6,7 +6,12 @@
  * at most SNIPPET_MAX_BYTES original bytes around the earliest range, cut on character
  * boundaries. Matching uses the same fold and boundary rule as the scan (match.ts), so a
  * record the scan found always yields at least one range.
+ * The window never cuts a secret in half (issue 18): what leaves Intendant is masked
+ * (lib/secrets), and a masker cannot recognise half a key, so a secret crossing an edge of
+ * the window is left out of it when it lies beside the hit, or shown from its start when
+ * the hit is inside it. The index and the ranges stay on the original text.
  */
+import { findSecrets } from "../../secrets/mod.ts";
 import { foldWithMap, toByteRange } from "./fold.ts";
 import { allMatches } from "./match.ts";
 import { RANGES_PER_HIT_MAX, SNIPPET_MAX_BYTES } from "./types.ts";
@@ -63,10 +68,66 @@ export function snippetWindow(bytes: Uint8Array, [a, b]: [number, number]): [num
   return [start, end];
 }
 
+/** Room kept before a secret the hit lies in, for the label some rules need (`password=`). */
+const SECRET_CONTEXT_BYTES = 64;
+/** Adjustment rounds before falling back to the hit alone. */
+const SECRET_WINDOW_ROUNDS = 4;
+
+/** findSecrets' spans of `text` as UTF-8 byte offsets, shifted by `base`. */
+function secretBytes(text: string, base = 0): [number, number][] {
+  return findSecrets(text).map((sp) => {
+    const s = base + enc.encode(text.slice(0, sp.start)).length;
+    return [s, s + enc.encode(text.slice(sp.start, sp.end)).length];
+  });
+}
+
+/** `i` moved back to the start of the UTF-8 character it is in. */
+function charStart(bytes: Uint8Array, i: number): number {
+  while (i > 0 && i < bytes.length && (bytes[i]! & 0xc0) === 0x80) i--;
+  return i;
+}
+
+/**
+ * `window` of `text` moved until every secret of the whole text that the window shows is
+ * one the masker also finds in the window alone — whole, and with the label a rule may
+ * need. A secret beside the hit [a, b) that would be cut (or lose its label) is left out
+ * (the edge moves past it); one the hit lies in is shown from a little before its start.
+ * If that does not settle, the window is the hit alone. A text that fits is never cut.
+ */
+export function secretSafeWindow(
+  text: string,
+  bytes: Uint8Array,
+  window: [number, number],
+  [a, b]: [number, number],
+): [number, number] {
+  let [start, end] = window;
+  if (start === 0 && end === bytes.length) return window;
+  const spans = secretBytes(text);
+  if (spans.length === 0) return window;
+  for (let round = 0; round < SECRET_WINDOW_ROUNDS; round++) {
+    const shown = spans.filter(([s, e]) => s < end && e > start);
+    if (shown.length === 0) return [start, end];
+    const seen = secretBytes(dec.decode(bytes.subarray(start, end)), start);
+    const missing = shown.filter(([s, e]) => !seen.some(([x, y]) => x <= s && y >= e));
+    if (missing.length === 0) return [start, end];
+    for (const [s, e] of missing) {
+      if (e <= a) start = Math.max(start, e);
+      else if (s >= b) end = Math.min(end, s);
+      else {
+        start = charStart(bytes, Math.max(0, s - SECRET_CONTEXT_BYTES));
+        end = charStart(bytes, Math.min(bytes.length, start + SNIPPET_MAX_BYTES));
+        if (end <= start) end = Math.min(bytes.length, start + SNIPPET_MAX_BYTES);
+      }
+    }
+  }
+  return [a, charStart(bytes, Math.min(b, a + SNIPPET_MAX_BYTES))];
+}
+
 /** Ranges and snippet of one hit. */
 export function highlight(text: string, needles: readonly string[]): Highlight {
   const ranges = highlightRanges(text, needles);
   const bytes = enc.encode(text);
-  const [start, end] = snippetWindow(bytes, ranges[0] ?? [0, 0]);
+  const first = ranges[0] ?? [0, 0];
+  const [start, end] = secretSafeWindow(text, bytes, snippetWindow(bytes, first), first);
   return { ranges, snippet: dec.decode(bytes.subarray(start, end)), snippetOffsetBytes: start };
 }

@@ -3,6 +3,8 @@ import fc from "fast-check";
 import { fold, foldChar, foldWithMap } from "./fold.ts";
 import { highlight, highlightRanges, snippetWindow } from "./highlight.ts";
 import { RANGES_PER_HIT_MAX, SNIPPET_MAX_BYTES } from "./types.ts";
+import { maskSecrets } from "../../secrets/mod.ts";
+import { plantedKeys } from "../../../tests/helpers/secret_keys.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -107,4 +109,48 @@ Deno.test("fold and foldWithMap agree with the per-character definition on any t
   );
   // Per character, final sigma stays σ (a whole-string toLowerCase would give ς).
   assert.equal(fold("ΟΔΟΣ x"), "οδοσ x");
+});
+
+Deno.test("a snippet never cuts a secret in half: every key is whole or absent, so masking hides it", () => {
+  // Wherever the hit sits relative to a key (the window's edges sweep across it), the
+  // snippet either holds the whole key — which the masker then hides — or none of it.
+  let cuts = 0;
+  for (const key of plantedKeys().filter((k) => k.secret.length < SNIPPET_MAX_BYTES)) {
+    for (let gap = 0; gap < 420; gap += 7) {
+      for (const keyFirst of [true, false]) {
+        const filler = "lorem ipsum dolor ".repeat(30);
+        const hit = " deploy window ";
+        const text = keyFirst
+          ? `${filler.slice(0, 40)} ${key.line} ${filler.slice(0, gap)}${hit}${filler}`
+          : `${filler}${hit}${filler.slice(0, gap)} ${key.line} ${filler.slice(0, 40)}`;
+        const h = highlight(text, [fold("deploy")]);
+        assert.ok(h.snippet.includes("deploy"), "the hit stays in the snippet");
+        const masked = maskSecrets(h.snippet).text;
+        for (let i = 0; i + 12 <= key.secret.length; i += 6) {
+          assert.ok(
+            !masked.includes(key.secret.slice(i, i + 12)),
+            `${key.kind}: part of the key left in "${masked}"`,
+          );
+        }
+        // The unguarded window would have cut it here.
+        const [s, e] = snippetWindow(enc.encode(text), highlightRanges(text, [fold("deploy")])[0]!);
+        const raw = dec.decode(enc.encode(text).subarray(s, e));
+        if (!raw.includes(key.secret) && raw.includes(key.secret.slice(0, 12))) cuts++;
+        if (!raw.includes(key.secret) && raw.includes(key.secret.slice(-12))) cuts++;
+      }
+    }
+  }
+  assert.ok(cuts > 0, "the sweep crosses keys with the window's edges");
+});
+
+Deno.test("searching by a key shows it whole (from its label on), so masking hides it", () => {
+  const filler = "lorem ipsum dolor ".repeat(30);
+  for (const key of plantedKeys().filter((k) => k.secret.length < SNIPPET_MAX_BYTES - 80)) {
+    const text = `${filler}${key.line} ${filler}`;
+    const h = highlight(text, [fold(key.secret.slice(0, 24))]);
+    assert.ok(h.ranges.length > 0);
+    const masked = maskSecrets(h.snippet).text;
+    assert.ok(!masked.includes(key.secret.slice(8, 20)), `${key.kind}: "${masked}"`);
+    assert.ok(enc.encode(h.snippet).length <= SNIPPET_MAX_BYTES);
+  }
 });

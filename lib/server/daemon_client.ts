@@ -1,14 +1,15 @@
 /**
- * Asking the running daemon of this state root instead of opening the store: its arena is
- * warm, and it already keeps the index fresh. Reached over loopback with the token from
- * daemon.json (lib/server/daemon_file.ts). A daemon that cannot answer — gone (connection
+ * The daemon's own client, for a process that would otherwise open the store (`intendant
+ * search`, `intendant mcp`): asking the running daemon of this state root, whose arena is
+ * warm and which already keeps the index fresh. Reached over loopback with the token from
+ * daemon.json (daemon_file.ts). A daemon that cannot answer — gone (connection
  * refused), not ours (401: another program on a reused port, or a rotated token), busy
  * beyond a few retries (429), failing (5xx) — is "unreachable": the caller searches the
  * store itself. Its answers to a bad request are the caller's errors, typed as the local
  * engine would throw them (a bad cursor is InvalidCursorError either way, so the CLI maps
  * both paths to the same exit code).
  */
-import type { DaemonFile } from "../server/mod.ts";
+import type { DaemonFile } from "./daemon_file.ts";
 import {
   CursorExpiredError,
   InvalidCursorError,

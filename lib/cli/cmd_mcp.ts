@@ -1,0 +1,106 @@
+/**
+ * `intendant mcp`: the MCP server over stdio (lib/mcp), until the client closes stdin or a
+ * SIGINT/SIGTERM arrives. stdout IS the protocol: this command writes nothing else there;
+ * diagnostics go to stderr. With `--locked` (handled by main.ts before this runs) it is
+ * re-executed under the mcp permission profile (lib/permissions.ts mcpProfile).
+ * `--print-config CLIENT` instead prints the snippet that registers this intendant with
+ * Claude Code, Codex, Gemini CLI or Cursor (stdout: pasteable; where it goes: stderr).
+ */
+import process from "node:process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+// The SDK's "./*" export names no .d.ts for a ".js" subpath: point the checker at it.
+// @ts-types="@modelcontextprotocol/sdk/server/stdio"
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { resolveConfig } from "../config.ts";
+import {
+  CLIENT_CONFIG_PLACE,
+  clientConfig,
+  createBackend,
+  createMcpServer,
+  DEFAULT_MAX_OUTPUT_BYTES,
+  MCP_CLIENTS,
+  type McpClient,
+  serverCommand,
+} from "../mcp/mod.ts";
+import { InvalidInputError } from "../errors.ts";
+import { numberFlag, parseArgs, stringFlag } from "./parse_args.ts";
+import type { CliIo, Command } from "./io.ts";
+import { EXIT_OK } from "./exit_codes.ts";
+// A cycle (mod.ts lists this command), harmless: VERSION is read only when a command runs.
+import { VERSION } from "./mod.ts";
+
+const USAGE = `intendant mcp [--locked] [--max-output-bytes N]
+       intendant mcp --print-config ${MCP_CLIENTS.join("|")}
+
+Serves the MCP tools search_messages, list_sessions, read_session and index_status over
+stdio (for coding agents). Each result is at most --max-output-bytes of text (default
+${DEFAULT_MAX_OUTPUT_BYTES}). --print-config prints the snippet that adds this server to a client.`;
+
+export const mcpCommand: Command = {
+  name: "mcp",
+  summary: "serve your agents' history to coding agents as MCP tools over stdio",
+  usage: USAGE,
+  async run(argv: string[], io: CliIo): Promise<number> {
+    const args = parseArgs(argv, {
+      "print-config": { type: "string" },
+      "max-output-bytes": { type: "number" },
+    });
+    if (args.positionals.length) {
+      throw new InvalidInputError(`Unexpected argument "${args.positionals[0]}"`);
+    }
+    const client = stringFlag(args, "print-config");
+    if (client !== undefined) return printConfig(client, io);
+    const cfg = resolveConfig(io.env, { cwd: io.cwd });
+    const logger = (l: string) => io.stderr(l + "\n");
+    const server = createMcpServer({
+      backend: createBackend(cfg, { logger }),
+      version: VERSION,
+      maxOutputBytes: numberFlag(args, "max-output-bytes") ?? DEFAULT_MAX_OUTPUT_BYTES,
+      logger,
+    });
+    const transport = new StdioServerTransport();
+    const closed = new Promise<void>((resolve) => {
+      transport.onclose = () => resolve();
+    });
+    transport.onerror = (err) => logger(`intendant mcp: ${err.message}`);
+    await server.connect(transport);
+    // The SDK's transport does not end on EOF: a client that exits closes our stdin.
+    const end = () => void transport.close();
+    process.stdin.on("end", end);
+    process.stdin.on("close", end);
+    const signals: Deno.Signal[] = io.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
+    for (const s of signals) Deno.addSignalListener(s, end);
+    try {
+      await closed;
+    } finally {
+      for (const s of signals) Deno.removeSignalListener(s, end);
+      process.stdin.off("end", end);
+      process.stdin.off("close", end);
+      await server.close();
+    }
+    return EXIT_OK;
+  },
+};
+
+function printConfig(client: string, io: CliIo): number {
+  if (!io.launcher) throw new InvalidInputError("Cannot tell how this intendant was started");
+  const { denoPath, mainModule } = io.launcher;
+  let hasConfig = false;
+  if (mainModule.startsWith("file:")) {
+    try {
+      hasConfig = Deno.statSync(join(dirname(fileURLToPath(mainModule)), "deno.json")).isFile;
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    }
+  }
+  // Absolute, as the client will start the server from its own working directory.
+  const intendantHome = io.env.INTENDANT_HOME
+    ? resolveConfig(io.env, { cwd: io.cwd }).stateRoot
+    : undefined;
+  const cmd = serverCommand({ denoPath, mainModule, hasConfig }, { intendantHome });
+  const text = clientConfig(client, cmd);
+  io.stderr(`intendant: ${CLIENT_CONFIG_PLACE[client as McpClient]}:\n`);
+  io.stdout(text);
+  return EXIT_OK;
+}
