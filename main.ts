@@ -73,7 +73,10 @@ if (import.meta.main) {
   const env = readEnv();
   const cwd = readCwd();
   let code: number;
-  if (Deno.args.includes(LOCKED_FLAG)) {
+  // `mcp --print-config` only prints how to start this program, which the locked mcp
+  // profile cannot see (the checkout's deno.json): it runs here, in the launcher.
+  const printOnly = Deno.args[0] === "mcp" && Deno.args.includes("--print-config");
+  if (Deno.args.includes(LOCKED_FLAG) && !printOnly) {
     const args = Deno.args.filter((a) => a !== LOCKED_FLAG);
     try {
       const i = args.indexOf("--project");
@@ -93,7 +96,7 @@ if (import.meta.main) {
       code = reportError(err, stderr, null);
     }
   } else {
-    code = await runCli(Deno.args, {
+    code = await runCli(Deno.args.filter((a) => a !== LOCKED_FLAG), {
       env,
       cwd,
       os: Deno.build.os,

@@ -22,6 +22,7 @@ import { DENO, hermeticEnv, REPO_ROOT, withTempDir } from "./helpers/temp.ts";
 import { resolveConfig } from "../lib/config.ts";
 import { mcpProfile, STATIC_PROFILES } from "../lib/permissions.ts";
 import { lockedCommand } from "../lib/relaunch.ts";
+import { plantedKeys } from "./helpers/secret_keys.ts";
 
 const WORD = "quixotically";
 const MAX_BYTES = 6_000;
@@ -68,7 +69,9 @@ async function connect(env: Record<string, string>, extra: string[] = []) {
       MAIN,
       "mcp",
       "--locked",
-      `--max-output-bytes=${MAX_BYTES}`,
+      ...(extra.some((a) => a.startsWith("--max-output-bytes")) ? [] : [
+        `--max-output-bytes=${MAX_BYTES}`,
+      ]),
       ...extra,
     ],
     env,
@@ -380,4 +383,57 @@ Deno.test("the mcp profile: loopback to its own port, reads what serve reads, wr
   });
   assert.ok(argv.includes("-P=mcp"));
   assert.ok(!argv.some((a) => a.startsWith("--v8-flags")), "the daemon's V8 flags are serve's");
+});
+
+Deno.test("every kind of key the masker knows is masked in what intendant mcp returns", async () => {
+  await withTempDir(async (root) => {
+    // The original five sources; the keys go into one long Claude Code message, each on a
+    // line of its own after its marker, so every snippet window also has neighbours' keys
+    // near its edges (a window must never show half of one).
+    const fixtures = await buildAllFixtures(root);
+    const home = fixtures.homes["claude-code"]!;
+    const keys = plantedKeys();
+    plant(home, keys.map((k, i) => `marker${i}x please keep ${k.line} for later`).join("\n"));
+    const env = {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      NO_COLOR: "1",
+      ...hermeticEnv(root, fixtures.env),
+      INTENDANT_PORT: String(freePort()),
+    };
+    Deno.mkdirSync(join(root, "tmp"), { recursive: true });
+    const { client } = await connect(env, ["--max-output-bytes=200000"]);
+    const leaks = (text: string, secret: string) => {
+      const out: string[] = [];
+      for (let i = 0; i + 12 <= secret.length; i += 6) {
+        if (text.includes(secret.slice(i, i + 12))) out.push(secret.slice(i, i + 12));
+      }
+      return out;
+    };
+    try {
+      // Each key through a search snippet: its own message is the hit.
+      for (const [i, k] of keys.entries()) {
+        const r = await call(client, "search_messages", { query: `marker${i}x` });
+        assert.equal(r.isError, false, r.text);
+        assert.match(r.text, new RegExp(`«marker${i}x»`), `${k.kind}: the hit is shown`);
+        assert.deepEqual(leaks(r.text, k.secret), [], `${k.kind} leaked in a snippet`);
+        // A key that fits beside its marker is shown (masked); a longer one (a private-key
+        // block) is left out of the window rather than cut.
+        if (k.line.length < 160) {
+          assert.ok(r.text.includes(`[${k.kind}]`), `${k.kind} is named in "${r.text}"`);
+        }
+      }
+      // Every key through read_session: the whole session, every message in full.
+      const r = await call(client, "read_session", {
+        session_key: home.appendTarget.key,
+        limit: 500,
+      });
+      assert.equal(r.isError, false, r.text);
+      for (const k of keys) {
+        assert.ok(r.text.includes(`marker${keys.indexOf(k)}x`), `${k.kind}: message shown`);
+        assert.deepEqual(leaks(r.text, k.secret), [], `${k.kind} leaked in read_session`);
+      }
+    } finally {
+      await client.close();
+    }
+  });
 });
