@@ -12,7 +12,7 @@
  */
 import { resolveConfig } from "../config.ts";
 import { createMessageIndex } from "../message_search/mod.ts";
-import { readDaemonFile } from "../server/mod.ts";
+import { hitLink, readDaemonFile } from "../server/mod.ts";
 import { stringifyTerminalSafe, terminalSafe } from "../text/mod.ts";
 import { boolFlag, parseArgs } from "./parse_args.ts";
 import type { CliIo, Command } from "./io.ts";
@@ -50,7 +50,8 @@ export const secretsCommand: Command = {
     // port 0 (picked at start) gives no link.
     const daemon = await readDaemonFile(cfg.daemonJsonPath);
     const port = daemon?.port ?? cfg.server.port;
-    const link = (key: string, locator: string) => port === 0 ? null : hitLink(port, key, locator);
+    const link = (key: string, locator: string) =>
+      port === 0 ? null : hitLink(port, key, { locator });
     if (boolFlag(args, "json")) {
       io.stdout(stringifyTerminalSafe(jsonShape(audit, link)) + "\n");
     } else {
@@ -59,12 +60,6 @@ export const secretsCommand: Command = {
     return EXIT_OK;
   },
 };
-
-/** The dashboard URL that opens the message at `locator` (the UI's hash route). */
-export function hitLink(port: number, key: string, locator: string): string {
-  const p = new URLSearchParams({ locate: locator });
-  return `http://127.0.0.1:${port}/#/session/${encodeURIComponent(key)}?${p}`;
-}
 
 type LinkOf = (key: string, locator: string) => string | null;
 

@@ -24,7 +24,7 @@ import {
   quoteBlock,
   SUPERSEDED_NOTE,
 } from "./framing.ts";
-import { hitLink, LINK_NOTE } from "./links.ts";
+import { hitLink, LINK_NOTE } from "../server/mod.ts";
 
 /** Entries per page unless asked. */
 export const READ_DEFAULT_LIMIT = 40;

@@ -21,7 +21,7 @@ import { InvalidInputError } from "../errors.ts";
 import { sessionDetail } from "../catalog/mod.ts";
 import type { McpBackend } from "./backend.ts";
 import { field, FRAMING, markedSnippet, OutputBudget, SUPERSEDED_NOTE } from "./framing.ts";
-import { hitLink, LINK_NOTE } from "./links.ts";
+import { hitLink, LINK_NOTE } from "../server/mod.ts";
 
 /** Session groups per page unless asked: a model reads a few sessions, not a hundred. */
 export const SEARCH_DEFAULT_LIMIT = 10;

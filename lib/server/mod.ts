@@ -42,6 +42,7 @@ export type { CoverageView } from "./coverage_route.ts";
 export type { SweepProgressView } from "./sweep_progress.ts";
 export { readDaemonFile } from "./daemon_file.ts";
 export { searchViaDaemon } from "./daemon_client.ts";
+export { hitLink, LINK_NOTE } from "./hit_link.ts";
 export type { DaemonPage, Unreachable } from "./daemon_client.ts";
 export type { DaemonFile } from "./daemon_file.ts";
 export {

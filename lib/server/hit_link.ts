@@ -1,5 +1,6 @@
 /**
- * Dashboard links an agent can hand its user: the session detail route of the dashboard
+ * Links into the dashboard that open one message (`intendant mcp` results, the
+ * `intendant secrets` audit): the session detail route of the dashboard
  * (ui/lib/route.ts `sessionHref`: `#/session/<encoded key>?locate=…&q=…`) on the daemon's
  * port. Deliberately WITHOUT the dashboard token: a tool result goes into the model's
  * context, which usually leaves the machine, and the token is a credential. A browser that
