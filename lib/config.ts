@@ -2,10 +2,13 @@
  * Configuration: the names of every environment variable we read, the one boolean
  * parser, and the pure `resolveConfig(env, args)` that turns them into a fully filled
  * ResolvedConfig. Only main.ts reads the real environment, argv, cwd and home; it hands
- * them here, so library code and tests never touch the real machine's state.
+ * them here, so library code and tests never touch the real machine's state. The two
+ * readers here (readHostname, readPgpassFile) serve team search: lib/team stays pure and
+ * calls them only when a team command needs the machine name or a password.
  */
 import { join, resolve } from "node:path";
 import { type HomeRule, type HomeSource, SOURCE_HOME_RULES } from "./source_homes.ts";
+import { readContained } from "./durable/mod.ts";
 
 /** State root override; default `$HOME/.intendant`. */
 export const ENV_INTENDANT_HOME = "INTENDANT_HOME";
@@ -48,6 +51,15 @@ export const ENV_XDG_DATA_HOME = "XDG_DATA_HOME";
 /** Where Copilot CLI before 1.0.4 kept its home (`<it>/.copilot`). */
 export const ENV_XDG_CONFIG_HOME = "XDG_CONFIG_HOME";
 
+/** The shared PostgreSQL of team search (`--team URL` wins; lib/team/team_url.ts). */
+export const ENV_TEAM_URL = "INTENDANT_TEAM_URL";
+/** This machine's name in the team database. @default the hostname */
+export const ENV_MACHINE = "INTENDANT_MACHINE";
+/** libpq's password variable: the team password when the URL carries none. */
+export const ENV_PGPASSWORD = "PGPASSWORD";
+/** libpq's password file location. @default ~/.pgpass */
+export const ENV_PGPASSFILE = "PGPASSFILE";
+
 /** Every variable the program reads, for the README and the permission profile. */
 export const ENV_VARS_READ: readonly string[] = [
   ENV_INTENDANT_HOME,
@@ -72,6 +84,10 @@ export const ENV_VARS_READ: readonly string[] = [
   ENV_GOOSE_PATH_ROOT,
   ENV_XDG_DATA_HOME,
   ENV_XDG_CONFIG_HOME,
+  ENV_TEAM_URL,
+  ENV_MACHINE,
+  ENV_PGPASSWORD,
+  ENV_PGPASSFILE,
 ];
 
 export const DEFAULT_PORT = 8765;
@@ -132,6 +148,19 @@ export interface ResolvedConfig {
   /** Every external source's homes, keyed by source id, in the rules' order. */
   sourceHomes: Record<HomeSource, SourceHomes>;
   server: { host: "127.0.0.1"; port: number };
+  /**
+   * Team search settings, raw: lib/team validates them when a team command runs, so a bad
+   * INTENDANT_MACHINE never breaks a purely local command.
+   */
+  team: {
+    /** `--team URL` or INTENDANT_TEAM_URL; null: no team configured. */
+    url: string | null;
+    /** INTENDANT_MACHINE; null: use the hostname ({@link readHostname}). */
+    machine: string | null;
+    pgpassword: string | null;
+    /** PGPASSFILE (absolute) or `<home>/.pgpass` ({@link readPgpassFile}). */
+    pgpassFile: string;
+  };
 }
 
 /** Flags that influence configuration (already parsed from argv by main.ts). */
@@ -139,6 +168,8 @@ export interface ConfigArgs {
   cwd: string;
   logFile?: string;
   port?: number;
+  /** `--team URL` (wins over INTENDANT_TEAM_URL). */
+  team?: string;
 }
 
 /** Builds the ResolvedConfig from an environment snapshot and parsed flags. Pure. */
@@ -194,7 +225,72 @@ export function resolveConfig(
     },
     sourceHomes,
     server: { host: "127.0.0.1", port },
+    team: {
+      url: nonEmpty(args.team) ?? nonEmpty(env[ENV_TEAM_URL]) ?? null,
+      machine: nonEmpty(env[ENV_MACHINE]) ?? null,
+      // Not trimmed: a password may legitimately start or end with a space.
+      pgpassword: env[ENV_PGPASSWORD] ? env[ENV_PGPASSWORD]! : null,
+      pgpassFile: nonEmpty(env[ENV_PGPASSFILE])
+        ? expandPath(env[ENV_PGPASSFILE]!, homeDir, cwd)
+        : join(homeDir, ".pgpass"),
+    },
   };
+}
+
+/**
+ * This machine's hostname, or null where it may not be read (Deno.hostname needs the
+ * `sys` permission, which the locked profiles do not grant: set INTENDANT_MACHINE there).
+ * Read only when a team command needs the machine name, never at startup.
+ */
+export function readHostname(): string | null {
+  try {
+    return Deno.hostname();
+  } catch (err) {
+    if (err instanceof Deno.errors.NotCapable || err instanceof Deno.errors.PermissionDenied) {
+      return null;
+    }
+    throw err;
+  }
+}
+
+/** Largest password file read (libpq has no cap; 1 MiB is thousands of entries). */
+export const PGPASS_MAX_BYTES = 1 << 20;
+
+/**
+ * The libpq password file at `path` with its mode, for lib/team's lookup; null when it
+ * does not exist or this process may not read it (libpq also skips an unreadable file).
+ * Like libpq it follows a symlink (dotfile managers link ~/.pgpass) and takes the mode of
+ * the file it points at; a non-regular file is returned with `isFile: false` so the lookup
+ * ignores it with a warning. The read itself is the contained one (no FIFO can block it).
+ * A file over PGPASS_MAX_BYTES is a RangeError naming the path.
+ */
+export async function readPgpassFile(
+  path: string,
+): Promise<{ path: string; text: string; mode: number | null; isFile: boolean } | null> {
+  let real: string;
+  let st: Deno.FileInfo;
+  try {
+    real = await Deno.realPath(path);
+    st = await Deno.stat(real);
+  } catch (err) {
+    if (
+      err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotCapable ||
+      err instanceof Deno.errors.PermissionDenied
+    ) return null;
+    throw err;
+  }
+  if (!st.isFile) return { path, text: "", mode: st.mode, isFile: false };
+  const r = await readContained(real, { maxBytes: PGPASS_MAX_BYTES, hardlinks: "allow" });
+  if (!r.ok) {
+    if (r.reason === "too_large") {
+      throw new RangeError(
+        `Password file ${JSON.stringify(path)} is larger than ${PGPASS_MAX_BYTES} bytes`,
+      );
+    }
+    // Replaced between the stat and the open (a race): treat it as absent this time.
+    return null;
+  }
+  return { path, text: new TextDecoder().decode(r.bytes), mode: st.mode, isFile: true };
 }
 
 function nonEmpty(v: string | undefined): string | undefined {

@@ -1,5 +1,18 @@
 import assert from "node:assert/strict";
-import { ENV_VARS_READ, parseBool, parseWindowDays, resolveConfig } from "./config.ts";
+import { join } from "node:path";
+import {
+  ENV_MACHINE,
+  ENV_PGPASSFILE,
+  ENV_PGPASSWORD,
+  ENV_TEAM_URL,
+  ENV_VARS_READ,
+  parseBool,
+  parseWindowDays,
+  readHostname,
+  readPgpassFile,
+  resolveConfig,
+} from "./config.ts";
+import { withTempDir } from "../tests/helpers/temp.ts";
 import { homeRuleEnvNames } from "./source_homes.ts";
 
 Deno.test("parseBool accepts true/yes/on/1 in any case and nothing else", () => {
@@ -115,4 +128,82 @@ Deno.test("resolveConfig applies each rule's override: suffix, fallback, XDG bas
 
 Deno.test("every variable a home rule reads is one the program reads (and the profile lets through)", () => {
   for (const v of homeRuleEnvNames()) assert.ok(ENV_VARS_READ.includes(v), v);
+});
+
+Deno.test("resolveConfig carries the team settings raw: --team over INTENDANT_TEAM_URL, PGPASSFILE, INTENDANT_MACHINE", () => {
+  const none = resolveConfig({ HOME: "/home/u" }, { cwd: "/w" });
+  assert.deepEqual(none.team, {
+    url: null,
+    machine: null,
+    pgpassword: null,
+    pgpassFile: "/home/u/.pgpass",
+  });
+  const env = {
+    HOME: "/home/u",
+    INTENDANT_TEAM_URL: "postgres://a@h/env",
+    INTENDANT_MACHINE: "ci-7",
+    PGPASSWORD: " pw ",
+    PGPASSFILE: "~/conf/pgpass",
+  };
+  const c = resolveConfig(env, { cwd: "/w" });
+  assert.deepEqual(c.team, {
+    url: "postgres://a@h/env",
+    machine: "ci-7",
+    pgpassword: " pw ",
+    pgpassFile: "/home/u/conf/pgpass",
+  });
+  assert.equal(
+    resolveConfig(env, { cwd: "/w", team: "postgres://a@h/flag" }).team.url,
+    "postgres://a@h/flag",
+  );
+  assert.equal(
+    resolveConfig({ ...env, PGPASSFILE: "rel/pp" }, { cwd: "/w" }).team.pgpassFile,
+    "/w/rel/pp",
+  );
+  // A bad machine name does not break configuration: lib/team validates it when used.
+  assert.equal(
+    resolveConfig({ ...env, INTENDANT_MACHINE: "bad name" }, { cwd: "/w" }).team.machine,
+    "bad name",
+  );
+  for (const v of [ENV_TEAM_URL, ENV_MACHINE, ENV_PGPASSWORD, ENV_PGPASSFILE]) {
+    assert.ok(ENV_VARS_READ.includes(v), v);
+  }
+});
+
+Deno.test("readPgpassFile returns the text and mode, follows a symlink, answers null when absent", async () => {
+  await withTempDir(async (dir) => {
+    const path = join(dir, ".pgpass");
+    assert.equal(await readPgpassFile(path), null);
+    await Deno.writeTextFile(path, "h:5432:d:u:pw\n");
+    await Deno.chmod(path, 0o600);
+    const r = await readPgpassFile(path);
+    assert.deepEqual({ ...r, mode: r!.mode! & 0o777 }, {
+      path,
+      text: "h:5432:d:u:pw\n",
+      mode: 0o600,
+      isFile: true,
+    });
+    await Deno.chmod(path, 0o644);
+    assert.equal((await readPgpassFile(path))!.mode! & 0o777, 0o644);
+    // A dotfile manager's symlink: read through, with the target's mode (libpq's stat).
+    const link = join(dir, "linked");
+    await Deno.symlink(path, link);
+    const viaLink = await readPgpassFile(link);
+    assert.equal(viaLink!.text, "h:5432:d:u:pw\n");
+    assert.equal(viaLink!.path, link);
+    // A directory is reported as not a plain file (the lookup then warns and ignores it).
+    assert.equal((await readPgpassFile(dir))!.isFile, false);
+  });
+});
+
+Deno.test({
+  name: "readHostname answers the hostname, or null where sys is not granted (the locked profiles)",
+  permissions: { sys: false },
+  fn() {
+    assert.equal(readHostname(), null);
+  },
+});
+
+Deno.test("readHostname answers the hostname when sys is granted", () => {
+  assert.equal(readHostname(), Deno.hostname());
 });

@@ -1,0 +1,26 @@
+/**
+ * lib/team: team search across machines on a shared PostgreSQL (issue 19). This door is
+ * the subsystem's only entry point; code outside lib/team imports from here.
+ *
+ * Design (decisions the issue leaves open are written in each module's header):
+ *  - The local file store stays the source of truth for its own machine; PostgreSQL is a
+ *    derived, rebuildable replica every machine publishes its own rows to.
+ *  - Configuration: the team URL (`--team URL` / INTENDANT_TEAM_URL, team_url.ts), its
+ *    password (URL, PGPASSWORD or the libpq password file, pgpass.ts) and the machine name
+ *    (INTENDANT_MACHINE or the hostname, machine_name.ts). lib/config.ts reads the
+ *    environment, the hostname and the password file; everything here is pure.
+ *  - Secrets: the password never appears in a message, a log line or a printed URL; use
+ *    `TeamUrl.redacted` wherever the URL is shown.
+ */
+export type { MachineNameSource } from "./machine_name.ts";
+export { MACHINE_NAME_MAX, machineName, resolveMachineName } from "./machine_name.ts";
+export type { PgpassFile, PgpassLookup, PgpassQuery } from "./pgpass.ts";
+export { lookupPgpass } from "./pgpass.ts";
+export type { PasswordSource, SslMode, TeamUrl, TeamUrlOptions } from "./team_url.ts";
+export {
+  DEFAULT_PG_PORT,
+  DEFAULT_SSL_MODE,
+  parseTeamUrl,
+  SSL_MODES,
+  SUPPORTED_PARAMS,
+} from "./team_url.ts";
