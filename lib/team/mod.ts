@@ -24,3 +24,11 @@ export {
   SSL_MODES,
   SUPPORTED_PARAMS,
 } from "./team_url.ts";
+export type { OpenTeamDbOptions, TeamDb, TeamDbErrorKind, TeamSql } from "./connect.ts";
+export {
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  MIN_SERVER_VERSION_NUM,
+  openTeamDb,
+  PLAN_CACHE_MODE,
+  TeamDbError,
+} from "./connect.ts";
