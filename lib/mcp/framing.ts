@@ -10,7 +10,7 @@
  * the cap, keeping NOTE_RESERVE_BYTES for the line that says what was cut and how to get
  * the rest.
  */
-import { terminalSafe } from "../text/mod.ts";
+import { terminalSafe, utf8Length } from "../text/mod.ts";
 import { maskSecrets, maskWithRanges } from "./_mask.ts";
 
 /** The first line of every result. */
@@ -34,7 +34,7 @@ const enc = new TextEncoder();
 
 /** UTF-8 length of `s`. */
 export function byteLength(s: string): number {
-  return enc.encode(s).length;
+  return utf8Length(s);
 }
 
 /** A one-line untrusted field (title, project, id): masked, controls and breaks removed. */

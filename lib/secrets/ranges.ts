@@ -8,6 +8,7 @@
  * UTF-8 bytes; ranges that end up overlapping are merged, so the output stays sorted and
  * disjoint. Offsets past the end of the text are shifted like any other.
  */
+import { utf8Length } from "../text/mod.ts";
 import { findSecrets, maskedForm, type SecretSpan } from "./find.ts";
 
 interface ByteSpan {
@@ -15,24 +16,6 @@ interface ByteSpan {
   end: number;
   maskedStart: number;
   maskedEnd: number;
-}
-
-/** UTF-8 length of `s` without allocating an encoder buffer. */
-export function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 4;
-        i++;
-      } else n += 3;
-    } else n += 3;
-  }
-  return n;
 }
 
 /** Masks `text` and moves its highlight byte ranges onto the masked text. */

@@ -48,12 +48,8 @@ function floorIndex(arr: number[], x: number): number {
   return lo;
 }
 
-/** Byte length of `text` in UTF-8. */
-export function utf8Length(text: string): number {
-  let n = 0;
-  for (const ch of text) n += utf8Len(ch.codePointAt(0)!);
-  return n;
-}
+/** Byte length of `text` in UTF-8 (the one helper the server measures with too). */
+export { utf8Length } from "../../lib/text/mod.ts";
 
 /**
  * Translates server byte ranges (into the original text) to UTF-16 ranges into

@@ -7,6 +7,7 @@
  * output item after a failing exec event) never hides an earlier failure.
  * Everything here reads untrusted JSON: shapes are checked, never assumed.
  */
+import { utf8Length } from "../../text/mod.ts";
 import { capText } from "../../message_search/mod.ts";
 import { shellQuote } from "../resume.ts";
 import {
@@ -67,24 +68,6 @@ function commandOf(args: unknown): string | null {
   return null;
 }
 
-/** Byte length of `s` as UTF-8, without encoding it. */
-export function utf8Bytes(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 4;
-        i++;
-      } else n += 3;
-    } else n += 3;
-  }
-  return n;
-}
-
 /** A fresh pending call. `args` is shown as the command line (shell tools) or compact JSON. */
 export function newCall(name: string, args: unknown, ts: number | null): ToolCallEntry {
   const cmd = SHELL_TOOLS.has(name.toLowerCase()) ? commandOf(args) : null;
@@ -98,7 +81,7 @@ export function newCall(name: string, args: unknown, ts: number | null): ToolCal
 /** The head of `text` as one output label. */
 export function excerptOf(text: string): ToolOutput {
   const c = capText(text, EXCERPT_CAP_BYTES);
-  return { excerpt: c.text, truncated: c.truncated, bytes: utf8Bytes(text) };
+  return { excerpt: c.text, truncated: c.truncated, bytes: utf8Length(text) };
 }
 
 /** Sets output `label` of `call` to the head of `text`. */

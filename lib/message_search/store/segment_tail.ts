@@ -14,6 +14,7 @@
  * Decoding errors are FormatError (the segment decoder turns them into
  * CorruptGenerationError); encoding assumes input validated by record_check.ts.
  */
+import { utf8Length } from "../../text/mod.ts";
 import { Buffer } from "node:buffer";
 import type { Locator } from "../locator.ts";
 
@@ -120,18 +121,6 @@ export class ByteWriter {
   view(): Uint8Array {
     return this.#buf.subarray(0, this.length);
   }
-}
-
-/** UTF-8 length of a well-formed string, without encoding it. */
-export function utf8Length(s: string): number {
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) continue;
-    // A surrogate pair is 2 units and 4 bytes: +1 per unit; other non-ASCII: +1 or +2.
-    n += c < 0x800 ? 1 : c >= 0xd800 && c <= 0xdfff ? 1 : 2;
-  }
-  return n;
 }
 
 /** A cursor over `buf[at, end)` that throws FormatError on anything malformed. */

@@ -1,0 +1,24 @@
+/**
+ * The UTF-8 byte length of a JS string, counted without encoding it: exactly what
+ * TextEncoder would write (a lone surrogate becomes U+FFFD, 3 bytes). One helper for the
+ * places that measure text in bytes (segment string blobs, highlight ranges moved by
+ * masking, tool-output excerpts, MCP output caps). Pure: the UI bundle imports it too.
+ */
+
+/** UTF-8 length of `s`, as TextEncoder would encode it. */
+export function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 4;
+        i++;
+      } else n += 3;
+    } else n += 3;
+  }
+  return n;
+}
