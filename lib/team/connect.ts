@@ -47,7 +47,9 @@ export type TeamDbErrorKind =
   | "version"
   | "ctype"
   | "pg_trgm"
-  | "settings";
+  | "settings"
+  | "schema"
+  | "privilege";
 
 /** A team database that cannot be opened or used; the message names the redacted URL. */
 export class TeamDbError extends Error {

@@ -32,3 +32,16 @@ export {
   PLAN_CACHE_MODE,
   TeamDbError,
 } from "./connect.ts";
+export type { MigrateReport, Migration } from "./migrate.ts";
+export {
+  migrateTeamDb,
+  MIGRATIONS,
+  readSchemaVersion,
+  requireCurrentSchema,
+  TEAM_SCHEMA_VERSION,
+} from "./migrate.ts";
+export { PUBLISHER_GROUP_ROLE, TEAM_SCHEMA } from "./schema_v1.ts";
+export type { AddedMachine } from "./machine_role.ts";
+export { addMachine, ensureMachine, machineRoleName } from "./machine_role.ts";
+export type { RecordRow } from "./record_row.ts";
+export { pgText, RECORD_COLUMNS, restoreText, toRecordRow } from "./record_row.ts";

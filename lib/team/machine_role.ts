@@ -1,0 +1,102 @@
+/**
+ * Machines and their database roles. Each machine writes only its own rows: `team
+ * add-machine NAME` (run by the schema owner or a role with CREATEROLE) creates a LOGIN
+ * role `intendant_m_<name>` (lowercased; machine names are already identifier-safe),
+ * makes it a member of the publisher group and names it as the machine's writer in
+ * `intendant.machines`. Row-level security then lets that role write rows of that machine
+ * only (schema_v1.ts).
+ * A publisher registers its machine on first publish when no row exists yet (ensureMachine):
+ * the row's role is the connecting role, so a machine role can claim a name nobody has,
+ * never take over a name bound to another role (the insert is refused by RLS, or the row
+ * exists with another role: a clear TeamDbError "privilege").
+ * Passwords: generated here (20 random bytes, hex: safe in a URL and a pgpass line) when the caller gives none; the
+ * caller shows it once. Never logged.
+ */
+import type { TeamSql } from "./connect.ts";
+import { TeamDbError } from "./connect.ts";
+import { PUBLISHER_GROUP_ROLE, TEAM_SCHEMA } from "./schema_v1.ts";
+
+/** The database role of machine `name`. */
+export function machineRoleName(name: string): string {
+  return `intendant_m_${name.toLowerCase()}`;
+}
+
+/** What addMachine did. */
+export interface AddedMachine {
+  machine: string;
+  role: string;
+  /** The role's password (generated unless given). */
+  password: string;
+  /** False when the role existed already (its password was reset). */
+  createdRole: boolean;
+}
+
+/** Creates (or resets) machine `name`'s role and binds the machine to it. */
+export async function addMachine(
+  sql: TeamSql,
+  name: string,
+  o: { password?: string } = {},
+): Promise<AddedMachine> {
+  const role = machineRoleName(name);
+  const password = o.password ??
+    Array.from(crypto.getRandomValues(new Uint8Array(20)), (b) => b.toString(16).padStart(2, "0"))
+      .join("");
+  const ident = `"${role}"`;
+  // The password is sent as a literal of a utility statement (CREATE ROLE takes no bind
+  // parameters); quote it as an SQL string. It never appears in an error we raise.
+  const literal = `'${password.replaceAll("'", "''")}'`;
+  try {
+    return await sql.begin(async (tx) => {
+      const [r] = await tx<{ exists: boolean }[]>`
+        SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = ${role}) AS exists`;
+      if (r!.exists) await tx.unsafe(`ALTER ROLE ${ident} LOGIN PASSWORD ${literal}`);
+      else await tx.unsafe(`CREATE ROLE ${ident} LOGIN PASSWORD ${literal}`);
+      await tx.unsafe(`GRANT ${PUBLISHER_GROUP_ROLE} TO ${ident}`);
+      await tx.unsafe(
+        `INSERT INTO ${TEAM_SCHEMA}.machines (name, role_name) VALUES ($1, $2)
+         ON CONFLICT (name) DO UPDATE SET role_name = EXCLUDED.role_name`,
+        [name, role],
+      );
+      return { machine: name, role, password, createdRole: !r!.exists };
+    });
+  } catch (e) {
+    const code = (e as { code?: unknown })?.code;
+    const msg = e instanceof Error ? e.message.replaceAll(password, "***") : String(e);
+    throw new TeamDbError(
+      code === "42501" ? "privilege" : "schema",
+      `Cannot add machine "${name}": ${msg}` +
+        (code === "42501" ? " (run it as the role that ran team init, with CREATEROLE)" : ""),
+    );
+  }
+}
+
+/**
+ * Makes sure machine `name` has a row this connection may publish under; inserts one bound
+ * to the connecting role when none exists. TeamDbError "privilege" when the row is bound to
+ * another role and this role is not the schema owner.
+ */
+export async function ensureMachine(sql: TeamSql, name: string): Promise<void> {
+  const [row] = await sql<{ role_name: string; me: string; owner: boolean }[]>`
+    SELECT m.role_name, current_user AS me,
+           (SELECT nspowner = (SELECT oid FROM pg_roles WHERE rolname = current_user)
+              OR (SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = current_user)
+            FROM pg_namespace WHERE nspname = ${TEAM_SCHEMA}) AS owner
+    FROM ${sql(TEAM_SCHEMA)}.machines m WHERE m.name = ${name}`;
+  if (row) {
+    if (row.role_name !== row.me && !row.owner) {
+      throw new TeamDbError(
+        "privilege",
+        `Machine "${name}" publishes as role "${row.role_name}", not "${row.me}": connect as ` +
+          `that role (intendant team add-machine prints its URL) or set INTENDANT_MACHINE`,
+      );
+    }
+    return;
+  }
+  try {
+    await sql`INSERT INTO ${sql(TEAM_SCHEMA)}.machines (name) VALUES (${name})
+              ON CONFLICT (name) DO NOTHING`;
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    throw new TeamDbError("privilege", `Cannot register machine "${name}": ${msg}`);
+  }
+}
