@@ -83,7 +83,16 @@ if (import.meta.main) {
       const project = i >= 0 && args[i + 1] ? resolve(cwd, args[i + 1]!) : cwd;
       const portAt = args.indexOf("--port");
       const port = portAt >= 0 ? Number(args[portAt + 1]) : undefined;
-      const cfg = resolveConfig(env, { cwd, port: Number.isInteger(port) ? port : undefined });
+      // `--team URL` (or `--team=URL`) widens the profile by the team host:port.
+      const teamAt = args.indexOf("--team");
+      const team = teamAt >= 0
+        ? args[teamAt + 1]
+        : args.find((a) => a.startsWith("--team="))?.slice("--team=".length);
+      const cfg = resolveConfig(env, {
+        cwd,
+        port: Number.isInteger(port) ? port : undefined,
+        team,
+      });
       code = await relaunchLocked({
         cfg,
         args,

@@ -16,6 +16,16 @@
  *          daemon's; a daemon on another port is simply not used: the store answers);
  *          read what serve reads; write only the message index (`cache/message_search`,
  *          which its cold path refreshes); env only the variables we read; no run, no ffi.
+ *   team:  `intendant team …`: net only the team database's host:port, read only the libpq
+ *          password file (and only when the URL and PGPASSWORD carry no password), no write,
+ *          env the variables we read plus the ones the postgres client reads; no run, no ffi.
+ * Team search (issue 19): when a team URL is configured, serve and mcp also get net to
+ * exactly the team host:port (an IPv6 literal in brackets, as Deno's flag wants it), the
+ * client's env names (TEAM_CLIENT_ENV) and read access to the password file when it will be
+ * consulted. Without a team URL their profiles are exactly what they were. The password
+ * file is granted by the path configured (PGPASSFILE or ~/.pgpass); a symlinked file whose
+ * target lies elsewhere is not followed by the grant (this module stays pure): point
+ * PGPASSFILE at the real file, or put the password in PGPASSWORD.
  * Every path must be expressible EXACTLY in a flag (reliability-plan F6): Deno splits an
  * `--allow-read=` value on "," with no escape, so `CLAUDE_CONFIG_DIR='/x,/'` used to grant
  * read access to "/". A path with a comma, a control character (NUL cannot pass argv at
@@ -26,6 +36,7 @@ import { isAbsolute, join, normalize } from "node:path";
 import { ENV_VARS_READ, type ResolvedConfig } from "./config.ts";
 import { InvalidInputError } from "./errors.ts";
 import { type HomeRule, type HomeSource, SOURCE_HOME_RULES } from "./source_homes.ts";
+import { parseTeamUrl } from "./team/mod.ts";
 
 /** One mode's grants. */
 export interface PermissionProfile {
@@ -36,12 +47,51 @@ export interface PermissionProfile {
   run: string[];
 }
 
+/**
+ * Environment names the postgres client (porsager 3.4.9, src/index.js parseOptions) reads
+ * every time lib/team/connect.ts creates a pool: one `PG<OPTION>` per option it does not
+ * pass (Deno throws NotCapable on a denied name, so each must be granted), plus PGAPPNAME and
+ * PGTARGETSESSIONATTRS. PGPASSWORD is among ENV_VARS_READ already. Checked by a test that
+ * runs the real client under the team profile.
+ */
+export const TEAM_CLIENT_ENV: readonly string[] = [
+  "PGSSLNEGOTIATION",
+  "PGIDLE_TIMEOUT",
+  "PGMAX_LIFETIME",
+  "PGMAX_PIPELINE",
+  "PGBACKOFF",
+  "PGKEEP_ALIVE",
+  "PGPREPARE",
+  "PGDEBUG",
+  "PGFETCH_TYPES",
+  "PGPUBLICATIONS",
+  "PGTARGET_SESSION_ATTRS",
+  "PGAPPNAME",
+  "PGTARGETSESSIONATTRS",
+];
+
 /** Static parts, mirrored in deno.json "permissions". */
 export const STATIC_PROFILES = {
   serve: { env: [...ENV_VARS_READ], run: [] as string[] },
   run: { env: [...ENV_VARS_READ], run: ["sh", "setsid"] },
   mcp: { env: [...ENV_VARS_READ], run: [] as string[] },
+  team: { env: [...ENV_VARS_READ, ...TEAM_CLIENT_ENV], run: [] as string[] },
 } as const;
+
+/** What a configured team URL adds to a profile; null when no team is configured. */
+export function teamGrants(
+  cfg: ResolvedConfig,
+): { net: string[]; read: string[]; env: string[] } | null {
+  if (cfg.team.url === null) return null;
+  // Parsed without secrets: only the host, the port and whether the URL has a password.
+  const url = parseTeamUrl(cfg.team.url);
+  const pgpassNeeded = url.passwordSource === null && cfg.team.pgpassword === null;
+  return {
+    net: [`${url.ipv6 ? `[${url.host}]` : url.host}:${url.port}`],
+    read: pgpassNeeded ? [cfg.team.pgpassFile] : [],
+    env: [...TEAM_CLIENT_ENV],
+  };
+}
 
 /** Why `path` cannot be carried by a permission flag, or null when it can. */
 export function flagPathProblem(path: string): string | null {
@@ -104,6 +154,7 @@ function originsOf(cfg: ResolvedConfig, more: [string, string][] = []): Map<stri
   for (const g of sourceReadGrants(cfg)) if (!m.has(g.path)) m.set(g.path, g.origin);
   if (cfg.logFile) m.set(cfg.logFile, "--log-file");
   m.set(cfg.tmpDir, "TMPDIR");
+  if (!m.has(cfg.team.pgpassFile)) m.set(cfg.team.pgpassFile, "PGPASSFILE (or HOME)");
   return m;
 }
 
@@ -116,18 +167,46 @@ export function serveProfile(
   const read = cfg.messageSearch.homeOnly
     ? [cfg.stateRoot, ...extraReadPaths]
     : [cfg.stateRoot, ...homes, ...extraReadPaths];
+  return checkPaths(
+    withTeam(cfg, {
+      // Port 0 asks the OS for a free port: the host is granted without a port then. The
+      // unix socket behind the daemon's TCP front is inside the state root (already checked).
+      net: [
+        cfg.server.port === 0 ? cfg.server.host : `${cfg.server.host}:${cfg.server.port}`,
+        `unix:${cfg.daemonSocketPath}`,
+      ],
+      read: unique(read),
+      write: [cfg.stateRoot],
+      env: [...STATIC_PROFILES.serve.env],
+      run: [],
+    }),
+    originsOf(cfg, extraReadPaths.map((x) => [x, "a leased agent home"])),
+  );
+}
+
+/** `p` plus the team grants when a team is configured; `p` unchanged otherwise. */
+function withTeam(cfg: ResolvedConfig, p: PermissionProfile): PermissionProfile {
+  const t = teamGrants(cfg);
+  if (t === null) return p;
+  return {
+    net: unique([...p.net, ...t.net]),
+    read: unique([...p.read, ...t.read]),
+    write: p.write,
+    env: unique([...p.env, ...t.env]),
+    run: p.run,
+  };
+}
+
+/** The `intendant team` profile: the team database and the password file only. */
+export function teamProfile(cfg: ResolvedConfig): PermissionProfile {
+  const t = teamGrants(cfg);
   return checkPaths({
-    // Port 0 asks the OS for a free port: the host is granted without a port then. The
-    // unix socket behind the daemon's TCP front is inside the state root (already checked).
-    net: [
-      cfg.server.port === 0 ? cfg.server.host : `${cfg.server.host}:${cfg.server.port}`,
-      `unix:${cfg.daemonSocketPath}`,
-    ],
-    read: unique(read),
-    write: [cfg.stateRoot],
-    env: [...STATIC_PROFILES.serve.env],
+    net: t?.net ?? [],
+    read: t?.read ?? [],
+    write: [],
+    env: [...STATIC_PROFILES.team.env],
     run: [],
-  }, originsOf(cfg, extraReadPaths.map((x) => [x, "a leased agent home"])));
+  }, originsOf(cfg));
 }
 
 /**
@@ -137,13 +216,16 @@ export function serveProfile(
  */
 export function mcpProfile(cfg: ResolvedConfig): PermissionProfile {
   const serve = serveProfile(cfg);
-  return checkPaths({
-    net: [cfg.server.port === 0 ? cfg.server.host : `${cfg.server.host}:${cfg.server.port}`],
-    read: serve.read,
-    write: [cfg.messageSearch.cacheRoot],
-    env: [...STATIC_PROFILES.mcp.env],
-    run: [],
-  }, originsOf(cfg, [[cfg.messageSearch.cacheRoot, "the message index (in the state root)"]]));
+  return checkPaths(
+    withTeam(cfg, {
+      net: [cfg.server.port === 0 ? cfg.server.host : `${cfg.server.host}:${cfg.server.port}`],
+      read: serve.read,
+      write: [cfg.messageSearch.cacheRoot],
+      env: [...STATIC_PROFILES.mcp.env],
+      run: [],
+    }),
+    originsOf(cfg, [[cfg.messageSearch.cacheRoot, "the message index (in the state root)"]]),
+  );
 }
 
 /** The runner profile: the state root (or pinned dir), the project, TMPDIR. */

@@ -1,7 +1,16 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { resolveConfig } from "./config.ts";
-import { profileFlags, runProfile, serveProfile, STATIC_PROFILES } from "./permissions.ts";
+import {
+  mcpProfile,
+  profileFlags,
+  runProfile,
+  serveProfile,
+  STATIC_PROFILES,
+  TEAM_CLIENT_ENV,
+  teamGrants,
+  teamProfile,
+} from "./permissions.ts";
 import { DAEMON_V8_FLAGS, lockedCommand } from "./relaunch.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -153,4 +162,107 @@ Deno.test("F6 holds for the new variables: a comma in any of them is refused, na
       name,
     );
   }
+});
+
+Deno.test("a team URL adds net to exactly its host:port, the client's env names and the password file; none changes nothing", () => {
+  const base = { HOME: "/h" };
+  const none = resolveConfig(base, { cwd: "/w", port: 9000 });
+  assert.equal(teamGrants(none), null);
+  const plainServe = serveProfile(none);
+  const plainMcp = mcpProfile(none);
+  assert.ok(!plainServe.env.some((e) => TEAM_CLIENT_ENV.includes(e)));
+
+  // A URL without a password: the password file is read (PGPASSFILE or ~/.pgpass).
+  const cfg = resolveConfig({ ...base, INTENDANT_TEAM_URL: "postgres://m@db.example:6543/team" }, {
+    cwd: "/w",
+    port: 9000,
+  });
+  const serve = serveProfile(cfg);
+  assert.deepEqual(serve.net, [...plainServe.net, "db.example:6543"]);
+  assert.deepEqual(serve.read, [...plainServe.read, "/h/.pgpass"]);
+  assert.deepEqual(serve.write, plainServe.write);
+  assert.deepEqual(serve.env, [...plainServe.env, ...TEAM_CLIENT_ENV]);
+  const mcp = mcpProfile(cfg);
+  assert.deepEqual(mcp.net, [...plainMcp.net, "db.example:6543"]);
+  assert.deepEqual(mcp.write, plainMcp.write);
+  assert.ok(mcp.read.includes("/h/.pgpass"));
+  // The team command: the database and the password file, nothing else, no write.
+  const team = teamProfile(cfg);
+  assert.deepEqual(team.net, ["db.example:6543"]);
+  assert.deepEqual(team.read, ["/h/.pgpass"]);
+  assert.deepEqual(team.write, []);
+  assert.deepEqual(team.run, []);
+
+  // The password in the URL or PGPASSWORD: the password file is never read, so not granted.
+  for (
+    const env of [
+      { ...base, INTENDANT_TEAM_URL: "postgres://m:pw@db.example/team" },
+      { ...base, INTENDANT_TEAM_URL: "postgres://m@db.example/team", PGPASSWORD: "pw" },
+    ]
+  ) {
+    const c = resolveConfig(env, { cwd: "/w", port: 9000 });
+    assert.deepEqual(teamGrants(c)!.read, []);
+    assert.deepEqual(teamGrants(c)!.net, ["db.example:5432"]);
+  }
+  // IPv6 in brackets (Deno's flag syntax); --team wins over the env; PGPASSFILE moves the file.
+  const v6 = resolveConfig(
+    { ...base, INTENDANT_TEAM_URL: "postgres://m@db.example/team", PGPASSFILE: "/s/pgpass" },
+    { cwd: "/w", port: 9000, team: "postgres://m@[::1]:5433/team" },
+  );
+  assert.deepEqual(teamGrants(v6), {
+    net: ["[::1]:5433"],
+    read: ["/s/pgpass"],
+    env: [...TEAM_CLIENT_ENV],
+  });
+  assert.ok(
+    profileFlags(serveProfile(v6)).includes(
+      "--allow-net=127.0.0.1:9000,unix:/h/.intendant/run/http.sock,[::1]:5433",
+    ),
+  );
+  // A comma in PGPASSFILE cannot widen the grant (F6).
+  assert.throws(
+    () =>
+      serveProfile(
+        resolveConfig({ ...base, INTENDANT_TEAM_URL: "postgres://m@h/d", PGPASSFILE: "/x,/" }, {
+          cwd: "/w",
+        }),
+      ),
+    /PGPASSFILE/,
+  );
+});
+
+Deno.test("--locked with a team passes the full env list (an explicit --allow-env replaces the set's)", () => {
+  const main = new URL("../main.ts", import.meta.url).href;
+  const sets = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json"))).permissions;
+  assert.deepEqual(sets.team.env, [...STATIC_PROFILES.team.env]);
+  for (const k of ["run", "ffi", "sys", "all", "write", "net", "read"]) {
+    assert.equal(sets.team[k], undefined, `the team set grants no ${k} by itself`);
+  }
+  const o = (env: Record<string, string>, args: string[]) =>
+    lockedCommand({
+      cfg: resolveConfig(env, { cwd: "/w" }),
+      args,
+      mainModule: main,
+      denoPath: "deno",
+      os: "linux",
+      projectRoot: "/w",
+    });
+  assert.ok(!o({ HOME: "/h" }, ["serve"]).some((a) => a.startsWith("--allow-env")));
+  const withTeam = o({ HOME: "/h", INTENDANT_TEAM_URL: "postgres://m:p@db:5432/t" }, ["serve"]);
+  const envFlag = withTeam.find((a) => a.startsWith("--allow-env="));
+  assert.ok(envFlag, withTeam.join(" "));
+  assert.deepEqual(envFlag.slice("--allow-env=".length).split(","), [...STATIC_PROFILES.team.env]);
+  assert.ok(withTeam.some((a) => a.startsWith("--allow-net=") && a.endsWith(",db:5432")));
+  const team = o({ HOME: "/h", INTENDANT_TEAM_URL: "postgres://m:p@db:5432/t" }, [
+    "team",
+    "status",
+  ]);
+  assert.ok(team.includes("-P=team"));
+  assert.ok(!team.some((a) => a.startsWith("--allow-env")), "env from the team set");
+  assert.ok(team.includes("--allow-net=db:5432"));
+  assert.ok(!team.some((a) => a.startsWith("--allow-write") || a.startsWith("--allow-read")));
+  assert.match(
+    JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json"))).tasks.team,
+    /-P=launch main\.ts team --locked/,
+  );
 });

@@ -15,7 +15,14 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ResolvedConfig } from "./config.ts";
-import { mcpProfile, profileFlags, runProfile, serveProfile } from "./permissions.ts";
+import {
+  mcpProfile,
+  profileFlags,
+  runProfile,
+  serveProfile,
+  STATIC_PROFILES,
+  teamProfile,
+} from "./permissions.ts";
 
 export const LOCKED_FLAG = "--locked";
 
@@ -45,17 +52,25 @@ export interface RelaunchOptions {
 
 /** The child command line (exported for tests and `intendant permissions`). */
 export function lockedCommand(o: RelaunchOptions): string[] {
-  const mode = o.args[0] === "run" ? "run" : o.args[0] === "mcp" ? "mcp" : "serve";
+  const first = o.args[0];
+  const mode = first === "run" || first === "mcp" || first === "team" ? first : "serve";
   const profile = mode === "run"
     ? runProfile(o.cfg, o.projectRoot)
     : mode === "mcp"
     ? mcpProfile(o.cfg)
+    : mode === "team"
+    ? teamProfile(o.cfg)
     : serveProfile(o.cfg);
+  // An explicit --allow-env REPLACES the set's env list (Deno 2.9.6), so it is passed only
+  // when the profile reads more than the set declares (a configured team adds the postgres
+  // client's names), and then in full.
+  const setEnv: readonly string[] = STATIC_PROFILES[mode].env;
+  const env = profile.env.every((e) => setEnv.includes(e)) ? [] : profile.env;
   const config = configBeside(o.mainModule);
   // From a source checkout the child uses the deno.json permission set (the static part of
   // the profile) plus the per-user paths; the single file spells out every flag.
   const flags = config
-    ? [`--config=${config}`, `-P=${mode}`, ...profileFlags({ ...profile, env: [], run: [] })]
+    ? [`--config=${config}`, `-P=${mode}`, ...profileFlags({ ...profile, env, run: [] })]
     : profileFlags(profile);
   const v8 = mode === "serve" ? [`--v8-flags=${DAEMON_V8_FLAGS.join(",")}`] : [];
   return ["run", "--quiet", ...flags, ...v8, o.mainModule, ...o.args];

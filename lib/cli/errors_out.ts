@@ -23,6 +23,29 @@ import {
   EXIT_USAGE,
 } from "./exit_codes.ts";
 import { terminalSafe } from "../text/mod.ts";
+import { TeamDbError, type TeamDbErrorKind } from "../team/mod.ts";
+
+/**
+ * One hint per team-database failure (lib/team connect.ts kinds). The messages are already
+ * redacted there (the password never reaches one); these say what to do next.
+ */
+const TEAM_HINTS: Record<TeamDbErrorKind, string> = {
+  connect: "check the team URL's host and port, and that PostgreSQL accepts TCP connections " +
+    "from this machine (listen_addresses, pg_hba.conf)",
+  tls: "use the sslmode the server supports: ?sslmode=disable for a server without TLS, " +
+    "?sslmode=verify-full to check its certificate",
+  auth: "check the password (the URL, PGPASSWORD or ~/.pgpass); " +
+    "`intendant team add-machine NAME` sets a new one for a machine's role",
+  database: "create the database first, or fix the database name in the team URL",
+  version: "team search needs PostgreSQL 15 or newer",
+  ctype: "create a UTF-8 database as the message shows and point the team URL at it",
+  pg_trgm: "install PostgreSQL's contrib package on the server (e.g. postgresql-contrib)",
+  settings: "connect to PostgreSQL directly, not through a pooler that drops startup parameters",
+  schema: "`intendant team init --team URL` creates or migrates the schema; a schema newer " +
+    "than this intendant needs an upgraded intendant",
+  privilege: "run it as the role that ran `intendant team init`, or connect as this " +
+    "machine's own role (`intendant team add-machine NAME` prints its URL)",
+};
 
 /** Prints `err` and returns the exit code. */
 export function reportError(
@@ -48,6 +71,12 @@ export function reportError(
       `intendant: ${msg}\nhint: the index changed since that page: run the search again without --cursor\n`,
     );
     return EXIT_USAGE;
+  }
+  // The team database is outside this program: a failure there is a runtime failure of
+  // this run (never usage: the command line was fine), whatever the kind.
+  if (err instanceof TeamDbError) {
+    write(`intendant: ${msg}\nhint: ${TEAM_HINTS[err.kind]}\n`);
+    return EXIT_FAILURE;
   }
   if (err instanceof NotFoundError) {
     write(`intendant: ${msg}\nhint: \`intendant sessions\` lists what exists\n`);

@@ -18,6 +18,7 @@ import { searchCommand } from "./cmd_search.ts";
 import { sessionsCommand } from "./cmd_sessions.ts";
 import { mcpCommand } from "./cmd_mcp.ts";
 import { secretsCommand } from "./cmd_secrets.ts";
+import { teamCommand } from "./cmd_team.ts";
 
 export type { CliIo, Command } from "./io.ts";
 export * from "./exit_codes.ts";
@@ -36,6 +37,7 @@ export const COMMANDS: readonly Command[] = [
   mcpCommand,
   secretsCommand,
   indexCommand,
+  teamCommand,
   runCommandCli,
   ctlCommand,
   deleteCommand,

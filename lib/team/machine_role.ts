@@ -1,7 +1,7 @@
 /**
  * Machines and their database roles. Each machine writes only its own rows: `team
  * add-machine NAME` (run by the schema owner or a role with CREATEROLE) creates a LOGIN
- * role `intendant_m_<name>` (lowercased; machine names are already identifier-safe),
+ * role named by machineRoleName (identifier-safe, injective, ≤ 63 bytes),
  * makes it a member of the publisher group and names it as the machine's writer in
  * `intendant.machines`. Row-level security then lets that role write rows of that machine
  * only (schema_v1.ts).
@@ -16,9 +16,26 @@ import type { TeamSql } from "./connect.ts";
 import { TeamDbError } from "./connect.ts";
 import { PUBLISHER_GROUP_ROLE, TEAM_SCHEMA } from "./schema_v1.ts";
 
-/** The database role of machine `name`. */
+/** Longest machine-name part kept verbatim in a role name (the rest is a hash). */
+const ROLE_NAME_PART_MAX = 40;
+
+/**
+ * The database role of machine `name`: `intendant_m_<name>` when the name is lowercase and
+ * at most ROLE_NAME_PART_MAX characters, else `intendant_m_<first 40, lowercased>_<fnv32 of
+ * the exact name>`. Injective over valid machine names (case is kept in machine names, and
+ * "Box" and "box" must not share a role) and always within PostgreSQL's 63-byte identifier
+ * limit (12 + 40 + 1 + 8 = 61 bytes of ASCII), which the server would otherwise truncate
+ * silently — leaving a machines row naming a role that does not exist.
+ */
 export function machineRoleName(name: string): string {
-  return `intendant_m_${name.toLowerCase()}`;
+  const lower = name.toLowerCase();
+  if (lower === name && name.length <= ROLE_NAME_PART_MAX) return `intendant_m_${name}`;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) {
+    h ^= name.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return `intendant_m_${lower.slice(0, ROLE_NAME_PART_MAX)}_${h.toString(16).padStart(8, "0")}`;
 }
 
 /** What addMachine did. */

@@ -43,5 +43,12 @@ export {
 export { PUBLISHER_GROUP_ROLE, TEAM_SCHEMA } from "./schema_v1.ts";
 export type { AddedMachine } from "./machine_role.ts";
 export { addMachine, ensureMachine, machineRoleName } from "./machine_role.ts";
+export type { MachineStatus, TeamStatus } from "./team_status.ts";
+export {
+  parseRetention,
+  readTeamStatus,
+  RETENTION_DAYS_MAX,
+  setRetentionDays,
+} from "./team_status.ts";
 export type { RecordRow } from "./record_row.ts";
 export { pgText, RECORD_COLUMNS, restoreText, toRecordRow } from "./record_row.ts";

@@ -16,7 +16,8 @@
  *   (`setpriv` when runuser is absent), and the temp dir is chowned to that user.
  * - Auth: host connections use scram-sha-256 with a random superuser password (so later tests
  *   can really check a wrong password); the unix socket is `trust` for the helper's own use.
- * - Durability is traded for speed (fsync, synchronous_commit, full_page_writes off): the data
+ * - Durability is traded for speed (fsync, synchronous_commit, full_page_writes off; `durable:
+ *   true` keeps the server defaults, for the benchmark): the data
  *   dies with the test anyway.
  * - No leaks: the server is stopped with `pg_ctl stop -m immediate` and the dir removed in a
  *   finally; clusters still alive at process exit (a crashed test) are stopped synchronously
@@ -215,7 +216,9 @@ function pgRun(tc: Toolchain, bin: string, args: string[], cwd: string) {
  * Starts a throwaway cluster. Returns null (after printing why) when PostgreSQL is missing or
  * fails to start outside CI; throws with the reason under CI=true.
  */
-export async function startPgCluster(): Promise<PgCluster | null> {
+export async function startPgCluster(
+  o: { durable?: boolean } = {},
+): Promise<PgCluster | null> {
   const tc = await probe();
   if (typeof tc === "string") return unavailable(tc);
   const tmp = await Deno.makeTempDir({ prefix: "intendant-pg-" });
@@ -257,9 +260,10 @@ export async function startPgCluster(): Promise<PgCluster | null> {
         `-p ${port}`,
         `-k ${socketDir}`,
         "-c listen_addresses=127.0.0.1",
-        "-c fsync=off",
-        "-c synchronous_commit=off",
-        "-c full_page_writes=off",
+        // The benchmark runs durable (a server's real commit cost); tests do not.
+        ...(o.durable
+          ? []
+          : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]),
       ].join(" ");
       const logFile = join(tmp, `server-${attempt}.log`);
       const r = await pgRun(tc, "pg_ctl", [
