@@ -52,3 +52,14 @@ export {
 } from "./team_status.ts";
 export type { RecordRow } from "./record_row.ts";
 export { pgText, RECORD_COLUMNS, restoreText, toRecordRow } from "./record_row.ts";
+export type {
+  TeamSearch,
+  TeamSearchGroup,
+  TeamSearchOptions,
+  TeamSearchRequest,
+  TeamSearchResponse,
+} from "./team_search.ts";
+export { createTeamSearch } from "./team_search.ts";
+export { COMMON_PROBE_CAP } from "./team_plan.ts";
+export type { RemoteRecord, RemoteSession, RemoteSessionMeta } from "./remote_session.ts";
+export { loadRemoteSession, REMOTE_PAGE_DEFAULT, REMOTE_PAGE_MAX } from "./remote_session.ts";

@@ -11,7 +11,13 @@ export { MIN_NEEDLE_CHARS, NEEDLES_MAX, parseQuery, QUERY_MAX_CHARS } from "./pa
 /** Validates a request without running it (the server checks before it sweeps). */
 export { normalizeRequest } from "./normalize_request.ts";
 export type { ParsedQuery } from "./parse_query.ts";
-export { CURSOR_MAX_CHARS } from "./search_cursor.ts";
+export { CURSOR_MAX_CHARS, fingerprintOf, mintCursor, openCursor } from "./search_cursor.ts";
+export type { CursorPosition, CursorState } from "./search_cursor.ts";
+/** Ranges and snippet of one hit (the team engine highlights replica rows with it). */
+export { highlight } from "./highlight.ts";
+export type { Highlight } from "./highlight.ts";
+export type { NormalizedRequest } from "./normalize_request.ts";
+export { ROLE_ASSISTANT, ROLE_USER } from "./normalize_request.ts";
 export {
   DEFAULT_ARENA_BYTES,
   DEFAULT_FRESH_LOAD_BUDGET_BYTES,
