@@ -14,7 +14,7 @@
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ResolvedConfig } from "./config.ts";
+import { ENV_TEAM_URL, type ResolvedConfig } from "./config.ts";
 import {
   mcpProfile,
   profileFlags,
@@ -73,7 +73,25 @@ export function lockedCommand(o: RelaunchOptions): string[] {
     ? [`--config=${config}`, `-P=${mode}`, ...profileFlags({ ...profile, env, run: [] })]
     : profileFlags(profile);
   const v8 = mode === "serve" ? [`--v8-flags=${DAEMON_V8_FLAGS.join(",")}`] : [];
-  return ["run", "--quiet", ...flags, ...v8, o.mainModule, ...o.args];
+  return ["run", "--quiet", ...flags, ...v8, o.mainModule, ...withoutTeamFlag(o.args)];
+}
+
+/**
+ * `args` without `--team URL` / `--team=URL`: the child gets the team URL in its
+ * environment instead (relaunchLocked), because a URL may carry a password and a child's
+ * argv is visible to every user in `ps`; its environment is not.
+ */
+export function withoutTeamFlag(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--team") {
+      i++;
+      continue;
+    }
+    if (args[i]!.startsWith("--team=")) continue;
+    out.push(args[i]!);
+  }
+  return out;
 }
 
 function configBeside(mainModule: string): string | null {
@@ -91,6 +109,9 @@ function configBeside(mainModule: string): string | null {
 export async function relaunchLocked(o: RelaunchOptions): Promise<number> {
   const child = new Deno.Command(o.denoPath, {
     args: lockedCommand(o),
+    // The team URL (from --team or the environment) travels in the child's environment,
+    // never its argv (withoutTeamFlag).
+    env: o.cfg.team.url !== null ? { [ENV_TEAM_URL]: o.cfg.team.url } : undefined,
     stdin: "inherit",
     stdout: "inherit",
     stderr: "inherit",

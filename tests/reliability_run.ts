@@ -41,7 +41,7 @@ const [out, err, status] = await Promise.all([
 ]);
 const text = out + "\n" + err;
 const figures = new Map<string, string[]>();
-for (const m of text.matchAll(/FIGURE ([A-F]\d{1,2}): (.+)/g)) {
+for (const m of text.matchAll(/FIGURE ([A-G]\d{1,2}): (.+)/g)) {
   const list = figures.get(m[1]!) ?? [];
   if (!list.includes(m[2]!.trim())) list.push(m[2]!.trim());
   figures.set(m[1]!, list);

@@ -351,6 +351,9 @@ Deno.test("intendant team: init, add-machine, status, retention and its errors o
             projectRoot: root,
           });
           assert.ok(cmd.includes("-P=team"), cmd.join(" "));
+          // The URL (and its password) reaches the child through its environment, never its
+          // argv, which every user can read in `ps` (relaunchLocked sets INTENDANT_TEAM_URL).
+          assert.ok(!cmd.some((a) => a.includes(pg.password)), cmd.join(" "));
           assert.ok(cmd.includes(`--allow-net=127.0.0.1:${pg.port}`), cmd.join(" "));
           const runChild = async (args: string[]) => {
             const o = await new Deno.Command(DENO, {
@@ -361,6 +364,7 @@ Deno.test("intendant team: init, add-machine, status, retention and its errors o
                 PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
                 NO_COLOR: "1",
                 ...hermeticEnv(root),
+                INTENDANT_TEAM_URL: url,
               },
               stdout: "piped",
               stderr: "piped",

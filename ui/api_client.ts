@@ -180,6 +180,10 @@ export interface SearchParams {
   includeSuperseded: boolean;
   source?: readonly Source[];
   role?: readonly ("user" | "assistant")[];
+  /** "team": the team database (only set when the daemon has a team). */
+  scope?: "team";
+  /** Team scope: only these machines (empty: all). */
+  machines?: readonly string[];
 }
 
 /** One page of message search. */
@@ -191,6 +195,8 @@ export function searchMessages(p: SearchParams, signal?: AbortSignal): Promise<S
     include_superseded: p.includeSuperseded,
     source: p.source?.length ? p.source.join(",") : undefined,
     role: p.role?.length ? p.role.join(",") : undefined,
+    scope: p.scope,
+    machine: p.scope === "team" && p.machines?.length ? p.machines.join(",") : undefined,
   });
   return request(`/api/sessions/message-search${params}`, { signal });
 }
@@ -324,4 +330,33 @@ export function restoreSession(key: string): Promise<RestoredSession & { restore
 /** What is in the trash, most recent deletion first. */
 export function fetchTrash(signal?: AbortSignal): Promise<{ entries: TrashEntry[] }> {
   return request("/api/trash", { signal });
+}
+
+// ---- Team scope (issue 19): a team search page's groups name their machine; a remote
+// session is another machine's indexed prose from the team database. Types are the
+// team subsystem's, imported type-only (nothing of it reaches the browser).
+import type {
+  MachineStatus,
+  RemoteRecord,
+  RemoteSession,
+  TeamSearchGroup,
+} from "../lib/team/mod.ts";
+export type { MachineStatus, RemoteRecord, RemoteSession, TeamSearchGroup };
+
+/** What GET /api/team/status answers: whether team scope exists, and the team's machines. */
+export type TeamStatusAnswer =
+  | { configured: false; hint: string }
+  | { configured: true; machine: string; machines: MachineStatus[]; revision: number };
+
+/** The daemon's team, or `configured: false`; a 503 (database down) throws ApiError. */
+export function fetchTeamStatus(signal?: AbortSignal): Promise<TeamStatusAnswer> {
+  return request("/api/team/status", { signal });
+}
+
+/** One page of a remote session's prose. */
+export function fetchRemoteSession(
+  p: { machine: string; key: string; offset: number; limit: number },
+  signal?: AbortSignal,
+): Promise<RemoteSession> {
+  return request(`/api/team/session${query(p)}`, { signal });
 }

@@ -1,7 +1,12 @@
 /**
- * `intendant index [--json]`: runs one message-index sweep now (after startup
+ * `intendant index [--json] [--team URL]`: runs one message-index sweep now (after startup
  * maintenance: GC, generation verification and the trash GC) and prints coverage per
- * source.
+ * source. With a team configured (`--team URL` or INTENDANT_TEAM_URL) it then publishes
+ * this machine's changes to the team database (lib/team publisher: only what changed since
+ * the last publish) and says what it published. The local sweep is complete before the
+ * publish starts: a team database that cannot be reached fails the command (exit 1, one
+ * line) with the local index already current, and the next run publishes everything
+ * still missing (the publisher diffs against the server).
  */
 import { resolveConfig } from "../config.ts";
 import {
@@ -11,19 +16,23 @@ import {
   type SweepReport,
 } from "../message_search/mod.ts";
 import { gcTrash } from "../catalog/mod.ts";
-import { boolFlag, parseArgs } from "./parse_args.ts";
+import { boolFlag, parseArgs, stringFlag } from "./parse_args.ts";
 import type { CliIo, Command } from "./io.ts";
 import { EXIT_OK } from "./exit_codes.ts";
 import { progressLine } from "./progress.ts";
+import { statusLine } from "./status_line.ts";
 import { stringifyTerminalSafe, terminalSafe } from "../text/mod.ts";
+import { createPublisher, type PublishReport } from "../team/mod.ts";
+import { openTeam } from "./team_config.ts";
+import { VERSION } from "./mod.ts";
 
 export const indexCommand: Command = {
   name: "index",
   summary: "sweep every source into the message index now and print coverage",
-  usage: "intendant index [--json]",
+  usage: "intendant index [--json] [--team URL]",
   async run(argv: string[], io: CliIo): Promise<number> {
-    const args = parseArgs(argv, { json: { type: "boolean" } });
-    const cfg = resolveConfig(io.env, { cwd: io.cwd });
+    const args = parseArgs(argv, { json: { type: "boolean" }, team: { type: "string" } });
+    const cfg = resolveConfig(io.env, { cwd: io.cwd, team: stringFlag(args, "team") });
     const progress = progressLine(io.stderr, { isTty: io.isTty });
     const { store, indexer } = await createMessageIndex(cfg, { onProgress: progress.onProgress });
     const { quarantined } = await indexer.startup();
@@ -41,12 +50,54 @@ export const indexCommand: Command = {
     });
     // Shards the startup check found damaged, quarantined, and this sweep re-derived.
     const rederived = quarantined.length + report.quarantined.length;
-    if (boolFlag(args, "json")) {
-      io.stdout(stringifyTerminalSafe({ report, coverage, rederived }) + "\n");
-    } else io.stdout(formatCoverage(coverage, report, cfg.messageSearch.storeRoot, { rederived }));
+    const json = boolFlag(args, "json");
+    if (!json) {
+      io.stdout(formatCoverage(coverage, report, cfg.messageSearch.storeRoot, { rederived }));
+    }
+    let team: { machine: string; database: string; report: PublishReport } | null = null;
+    if (cfg.team.url !== null) {
+      const t = await openTeam(cfg, (w) => io.stderr(`intendant: ${terminalSafe(w)}\n`));
+      try {
+        const publishing = statusLine(io.stderr, { isTty: io.isTty });
+        const publisher = createPublisher({
+          db: t.db,
+          store,
+          machine: t.machine,
+          binaryVersion: VERSION,
+          onProgress: (done, total) =>
+            publishing.update(`publishing to the team: ${done} of ${total} sessions`),
+        });
+        const r = await publisher.publish();
+        publishing.done();
+        team = { machine: t.machine, database: t.url.redacted, report: r };
+        if (!json) io.stdout(formatPublish(team));
+      } finally {
+        await t.db.close();
+      }
+    }
+    if (json) {
+      io.stdout(stringifyTerminalSafe({ report, coverage, rederived, team }) + "\n");
+    }
     return EXIT_OK;
   },
 };
+
+/** One line on what the publish did. */
+function formatPublish(t: { machine: string; database: string; report: PublishReport }): string {
+  const r = t.report;
+  const what = r.revision === null
+    ? "nothing new to publish"
+    : `published ${r.records_inserted} records of ${r.sessions_changed} sessions` +
+      (r.sessions_deleted ? `, removed ${r.sessions_deleted} deleted sessions` : "") +
+      (r.flags_flipped ? `, ${r.flags_flipped} supersession changes` : "") +
+      ` in ${r.batches} transaction${r.batches === 1 ? "" : "s"} (team revision ${r.revision})`;
+  const skipped = r.skipped_quarantined
+    ? `; ${r.skipped_quarantined} damaged sessions left as last published until rebuilt`
+    : "";
+  return `team ${terminalSafe(t.database)} as machine ${
+    terminalSafe(t.machine)
+  }: ${what}${skipped}\n`;
+}
 
 function day(ms: number | null): string {
   return ms === null ? "-" : new Date(ms).toISOString().slice(0, 16).replace("T", " ");

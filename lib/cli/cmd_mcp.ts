@@ -5,6 +5,13 @@
  * re-executed under the mcp permission profile (lib/permissions.ts mcpProfile).
  * `--print-config CLIENT` instead prints the snippet that registers this intendant with
  * Claude Code, Codex, Gemini CLI or Cursor (stdout: pasteable; where it goes: stderr).
+ * `--team URL` (or INTENDANT_TEAM_URL) makes search_messages answer from the team database
+ * and read_session read other machines' sessions from it (lib/mcp/team_backend.ts). The
+ * database is opened on the first team call, not here: a team database that is down is a
+ * tool error, and the server starts and serves its local tools regardless. This machine's
+ * name (INTENDANT_MACHINE, else the hostname) decides which results are local; where
+ * neither can be read (the locked profile cannot read the hostname) every machine's
+ * sessions are read from the team database.
  */
 import process from "node:process";
 import { dirname, join } from "node:path";
@@ -18,6 +25,7 @@ import {
   clientConfig,
   createBackend,
   createMcpServer,
+  createTeamBackend,
   DEFAULT_MAX_OUTPUT_BYTES,
   MCP_CLIENTS,
   type McpClient,
@@ -26,16 +34,21 @@ import {
 import { InvalidInputError } from "../errors.ts";
 import { numberFlag, parseArgs, stringFlag } from "./parse_args.ts";
 import type { CliIo, Command } from "./io.ts";
+import type { ResolvedConfig } from "../config.ts";
+import { loadCursorKey } from "../server/mod.ts";
+import { openCheckedTeamDb, resolveTeamUrl, teamMachine } from "./team_config.ts";
 import { EXIT_OK } from "./exit_codes.ts";
 // A cycle (mod.ts lists this command), harmless: VERSION is read only when a command runs.
 import { VERSION } from "./mod.ts";
 
-const USAGE = `intendant mcp [--locked] [--max-output-bytes N]
+const USAGE = `intendant mcp [--locked] [--max-output-bytes N] [--team URL]
        intendant mcp --print-config ${MCP_CLIENTS.join("|")}
 
 Serves the MCP tools search_messages, list_sessions, read_session and index_status over
 stdio (for coding agents). Each result is at most --max-output-bytes of text (default
-${DEFAULT_MAX_OUTPUT_BYTES}). --print-config prints the snippet that adds this server to a client.`;
+${DEFAULT_MAX_OUTPUT_BYTES}). --print-config prints the snippet that adds this server to a client.
+--team URL (or INTENDANT_TEAM_URL): search_messages searches the whole team's database
+(with a machine filter) and read_session reads other machines' sessions from it.`;
 
 export const mcpCommand: Command = {
   name: "mcp",
@@ -45,16 +58,18 @@ export const mcpCommand: Command = {
     const args = parseArgs(argv, {
       "print-config": { type: "string" },
       "max-output-bytes": { type: "number" },
+      team: { type: "string" },
     });
     if (args.positionals.length) {
       throw new InvalidInputError(`Unexpected argument "${args.positionals[0]}"`);
     }
     const client = stringFlag(args, "print-config");
     if (client !== undefined) return printConfig(client, io);
-    const cfg = resolveConfig(io.env, { cwd: io.cwd });
+    const cfg = resolveConfig(io.env, { cwd: io.cwd, team: stringFlag(args, "team") });
     const logger = (l: string) => io.stderr(l + "\n");
+    const team = cfg.team.url === null ? null : teamBackend(cfg, logger);
     const server = createMcpServer({
-      backend: createBackend(cfg, { logger }),
+      backend: createBackend(cfg, { logger, team }),
       version: VERSION,
       maxOutputBytes: numberFlag(args, "max-output-bytes") ?? DEFAULT_MAX_OUTPUT_BYTES,
       logger,
@@ -78,10 +93,33 @@ export const mcpCommand: Command = {
       process.stdin.off("end", end);
       process.stdin.off("close", end);
       await server.close();
+      await team?.close();
     }
     return EXIT_OK;
   },
 };
+
+/** The team backend: opened lazily, checked (schema current) on each (re)open. */
+function teamBackend(cfg: ResolvedConfig, logger: (l: string) => void) {
+  let machine: string | null;
+  try {
+    machine = teamMachine(cfg);
+  } catch (err) {
+    // A bad INTENDANT_MACHINE or hostname: said once; every session is then read remotely.
+    if (!(err instanceof InvalidInputError)) throw err;
+    logger(`intendant mcp: ${err.message}`);
+    machine = null;
+  }
+  return createTeamBackend({
+    machine,
+    logger,
+    cursorKey: () => loadCursorKey(cfg.messageSearch.cacheRoot),
+    async open() {
+      const url = await resolveTeamUrl(cfg, logger);
+      return { db: await openCheckedTeamDb(url), where: url.redacted };
+    },
+  });
+}
 
 function printConfig(client: string, io: CliIo): number {
   if (!io.launcher) throw new InvalidInputError("Cannot tell how this intendant was started");

@@ -27,6 +27,8 @@ import {
 } from "../message_search/mod.ts";
 import { loadCursorKey, readDaemonFile, searchViaDaemon } from "../server/mod.ts";
 import { InvalidInputError } from "../errors.ts";
+import { createTeamSearch, type TeamSearchRequest } from "../team/mod.ts";
+import { openTeam } from "./team_config.ts";
 import { boolFlag, numberFlag, parseArgs, stringFlag } from "./parse_args.ts";
 import type { CliIo, Command } from "./io.ts";
 import { EXIT_OK } from "./exit_codes.ts";
@@ -34,13 +36,14 @@ import { type StatusLine, statusLine } from "./status_line.ts";
 import { stringifyTerminalSafe, terminalSafe } from "../text/mod.ts";
 
 const USAGE = `intendant search QUERY [--json] [--limit N] [--include-superseded] [--source S[,S]]
-                 [--role user|assistant] [--project P] [--cursor C] [--refresh]`;
+                 [--role user|assistant] [--project P] [--cursor C] [--refresh]
+                 [--team URL [--machine M[,M]] | --local]`;
 
 /** A page and who answered it. */
 interface Answer {
   res: SearchResponse;
   coverage: Coverage | unknown;
-  answeredBy: "daemon" | "store";
+  answeredBy: "daemon" | "store" | "team";
   /** Why a daemon named in daemon.json was not used. */
   daemonNote: string | null;
 }
@@ -59,6 +62,9 @@ export const searchCommand: Command = {
       project: { type: "string" },
       cursor: { type: "string" },
       refresh: { type: "boolean" },
+      team: { type: "string" },
+      machine: { type: "string" },
+      local: { type: "boolean" },
     });
     const q = args.positionals.join(" ").trim();
     if (!q) throw new InvalidInputError("Missing QUERY");
@@ -72,11 +78,23 @@ export const searchCommand: Command = {
       project: stringFlag(args, "project"),
       complete: true,
     };
-    const cfg = resolveConfig(io.env, { cwd: io.cwd });
+    const cfg = resolveConfig(io.env, { cwd: io.cwd, team: stringFlag(args, "team") });
     const status = statusLine(io.stderr, { isTty: io.isTty });
+    // A configured team (--team or INTENDANT_TEAM_URL) is searched unless --local says
+    // otherwise: the team database holds this machine's published sessions too.
+    const local = boolFlag(args, "local");
+    if (local && stringFlag(args, "team") !== undefined) {
+      throw new InvalidInputError("--local and --team exclude each other");
+    }
+    const machines = stringFlag(args, "machine")?.split(",").map((m) => m.trim()).filter(Boolean);
+    if (machines && (local || cfg.team.url === null)) {
+      throw new InvalidInputError("--machine filters team search: give --team URL");
+    }
     let a: Answer;
     try {
-      a = await answer({ cfg, req, refresh: boolFlag(args, "refresh"), status });
+      a = cfg.team.url !== null && !local
+        ? await answerTeam({ cfg, req: { ...req, machine: machines }, io, status })
+        : await answer({ cfg, req, refresh: boolFlag(args, "refresh"), status });
     } finally {
       status.done();
     }
@@ -92,6 +110,34 @@ export const searchCommand: Command = {
     return EXIT_OK;
   },
 };
+
+/**
+ * Searches the team database (complete, like every CLI search). Team search is bounded by
+ * the server's retention (`intendant team retention`), not this machine's window: the
+ * other machines' records are theirs to keep.
+ */
+async function answerTeam(
+  o: { cfg: ResolvedConfig; req: TeamSearchRequest; io: CliIo; status: StatusLine },
+): Promise<Answer> {
+  const team = await openTeam(o.cfg, (w) => o.io.stderr(`intendant: ${terminalSafe(w)}\n`));
+  try {
+    o.status.update(`searching the team database (${terminalSafe(team.url.redacted)})…`);
+    const engine = createTeamSearch({
+      db: team.db,
+      cursorKey: await loadCursorKey(o.cfg.messageSearch.cacheRoot),
+      windowDays: null,
+    });
+    const res = await engine.search(o.req);
+    return {
+      res,
+      coverage: { team: team.url.redacted, machine: team.machine, revision: res.revision },
+      answeredBy: "team",
+      daemonNote: null,
+    };
+  } finally {
+    await team.db.close();
+  }
+}
 
 /** Asks the daemon when one serves this state root, else searches the store here. */
 async function answer(
@@ -180,7 +226,10 @@ function mark(snippet: string, offset: number, ranges: [number, number][]): stri
 const DEGRADED_KEYS_SHOWN = 5;
 
 /** The plain statement of sessions a page could not search (see SearchResponse). */
-function degradedNote(d: NonNullable<SearchResponse["degraded"]>, by: "daemon" | "store"): string {
+function degradedNote(
+  d: NonNullable<SearchResponse["degraded"]>,
+  by: "daemon" | "store" | "team",
+): string {
   const rebuilding = d.count - d.lost;
   const parts: string[] = [];
   if (rebuilding > 0) {
@@ -215,12 +264,17 @@ function plural(n: number, word: string): string {
 /** The human listing: every string from a transcript goes through terminalSafe. */
 export function formatResults(
   res: SearchResponse,
-  o: { answeredBy?: "daemon" | "store" } = {},
+  o: { answeredBy?: "daemon" | "store" | "team" } = {},
 ): string {
   const lines: string[] = [];
   for (const g of res.groups) {
+    // Team answers name each session's machine first (machine names are validated labels,
+    // still printed through terminalSafe like everything from the database).
+    const machine = "machine" in g && typeof g.machine === "string"
+      ? `${terminalSafe(g.machine)} `
+      : "";
     lines.push(
-      `${terminalSafe(g.source)} ${terminalSafe(g.session_id)}${
+      `${machine}${terminalSafe(g.source)} ${terminalSafe(g.session_id)}${
         g.title ? `  ${terminalSafe(g.title)}` : ""
       }${g.source_gone ? "  (source gone)" : ""}  [${g.total_hits} hit${
         g.total_hits === 1 ? "" : "s"
@@ -250,7 +304,12 @@ export function formatResults(
   if (res.groups.length === 0) {
     // Only a complete scan may say there is nothing: anything else says what is missing.
     if (res.state === "ready") lines.push("no matches");
-    else if (res.state === "building") {
+    else if (res.state === "building" && o.answeredBy === "team") {
+      lines.push(
+        "no matches yet: no machine has published to the team database\n" +
+          "hint: run `intendant index --team URL` (or keep `intendant serve --team URL` running)",
+      );
+    } else if (res.state === "building") {
       lines.push(
         "no matches yet: the message index is empty or still being built\n" +
           "hint: run `intendant index` (or keep `intendant serve` running)",

@@ -13,7 +13,9 @@ import { displayPath, startDaemon } from "../server/mod.ts";
 import { terminalSafe } from "../text/mod.ts";
 import { progressLine } from "./progress.ts";
 import { firstSweepLine, sourceLines } from "./serve_lines.ts";
-import { numberFlag, parseArgs } from "./parse_args.ts";
+import { numberFlag, parseArgs, stringFlag } from "./parse_args.ts";
+import { openCheckedTeamDb, resolveTeamUrl, teamMachine } from "./team_config.ts";
+import { VERSION } from "./mod.ts";
 import type { CliIo, Command } from "./io.ts";
 import { EXIT_OK } from "./exit_codes.ts";
 import { UI_BUNDLE } from "../../ui/gen/bundle.ts";
@@ -24,14 +26,31 @@ const PLAIN_PROGRESS_MS = 10_000;
 export const serveCommand: Command = {
   name: "serve",
   summary: "serve the dashboard and API on 127.0.0.1 and keep the message index fresh (default)",
-  usage: "intendant serve [--port N]   (0 picks a free port)",
+  usage: "intendant serve [--port N] [--team URL]   (--port 0 picks a free port)",
   async run(argv: string[], io: CliIo): Promise<number> {
-    const args = parseArgs(argv, { port: { type: "number" } });
+    const args = parseArgs(argv, { port: { type: "number" }, team: { type: "string" } });
     const port = numberFlag(args, "port");
     if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
       throw new RangeError(`Invalid --port "${port}": expected 0-65535`);
     }
-    const cfg = resolveConfig(io.env, { cwd: io.cwd, port });
+    const cfg = resolveConfig(io.env, { cwd: io.cwd, port, team: stringFlag(args, "team") });
+    // Team (--team or INTENDANT_TEAM_URL): the URL, its password and the machine name are
+    // checked now (a typo fails the start with one line); the database itself is opened on
+    // first use and retried, so the daemon serves this machine even while it is away.
+    let team: NonNullable<Parameters<typeof startDaemon>[1]>["team"];
+    if (cfg.team.url !== null) {
+      const url = await resolveTeamUrl(cfg, (w) => io.stderr(`intendant: ${terminalSafe(w)}\n`));
+      team = {
+        open: () => openCheckedTeamDb(url),
+        machine: teamMachine(cfg),
+        binaryVersion: VERSION,
+      };
+      io.stderr(
+        `team: publishing as machine ${terminalSafe(team.machine)} to ${
+          terminalSafe(url.redacted)
+        }\n`,
+      );
+    }
     // Looked up before the daemon starts: its first sweep's progress lines follow these.
     const locations = await sourceLocations(cfg);
     const progress = progressLine(io.stderr, {
@@ -56,6 +75,7 @@ export const serveCommand: Command = {
         logger: (l) => io.stderr(l + "\n"),
         // The dashboard is compiled into the program (build.ts): no UI file is read at run time.
         ui: UI_BUNDLE,
+        team,
         onProgress: (p) => {
           if (!firstDone) progress.onProgress(p);
         },

@@ -8,9 +8,16 @@
  * Errors: no team configured → InvalidInputError naming both ways to configure one; a bad
  * URL → the parser's InvalidInputError (it never quotes the password).
  */
-import { readPgpassFile, type ResolvedConfig } from "../config.ts";
+import { readHostname, readPgpassFile, type ResolvedConfig } from "../config.ts";
 import { InvalidInputError } from "../errors.ts";
-import { parseTeamUrl, type TeamUrl } from "../team/mod.ts";
+import {
+  openTeamDb,
+  parseTeamUrl,
+  requireCurrentSchema,
+  resolveMachineName,
+  type TeamDb,
+  type TeamUrl,
+} from "../team/mod.ts";
 
 /** The configured team URL with its password resolved; `warn` gets the pgpass warnings. */
 export async function resolveTeamUrl(
@@ -31,4 +38,43 @@ export async function resolveTeamUrl(
   });
   for (const w of url.warnings) warn(w);
   return url;
+}
+
+/** An open team database for publishing or searching, and this machine's name in it. */
+export interface OpenTeam {
+  db: TeamDb;
+  url: TeamUrl;
+  machine: string;
+}
+
+/**
+ * Opens the configured team database for a publisher or a reader: connected and checked
+ * (lib/team connect), the schema at this binary's version (else the `team init` / upgrade
+ * error), and this machine named (INTENDANT_MACHINE or the hostname). The caller closes
+ * `db`.
+ */
+export async function openTeam(
+  cfg: ResolvedConfig,
+  warn: (line: string) => void,
+): Promise<OpenTeam> {
+  const machine = teamMachine(cfg);
+  const url = await resolveTeamUrl(cfg, warn);
+  return { db: await openCheckedTeamDb(url), url, machine };
+}
+
+/** This machine's team name: INTENDANT_MACHINE, else the hostname (InvalidInputError). */
+export function teamMachine(cfg: ResolvedConfig): string {
+  return resolveMachineName({ configured: cfg.team.machine, hostname: readHostname() });
+}
+
+/** Opens `url` and checks it holds this binary's schema; closed again when not. */
+export async function openCheckedTeamDb(url: TeamUrl): Promise<TeamDb> {
+  const db = await openTeamDb(url);
+  try {
+    await requireCurrentSchema(db);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  return db;
 }

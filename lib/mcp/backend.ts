@@ -29,6 +29,7 @@ import {
 } from "../message_search/mod.ts";
 import { type DaemonFile, loadCursorKey, readDaemonFile, searchViaDaemon } from "../server/mod.ts";
 import type { CatalogDeps } from "../catalog/mod.ts";
+import type { TeamBackend } from "./team_backend.ts";
 
 /** The daemon's sweep period: an index swept longer ago than this is refreshed first. */
 export const COLD_SWEEP_STALE_MS = 30_000;
@@ -45,6 +46,8 @@ export interface McpBackend {
   catalog(): Promise<CatalogDeps>;
   /** The port dashboard links name: the running daemon's, else the configured one. */
   dashboardPort(): Promise<number>;
+  /** The team database (`--team URL`): search_messages answers from it; null: none. */
+  team: TeamBackend | null;
 }
 
 /** Options for {@link createBackend}. */
@@ -53,6 +56,8 @@ export interface BackendOptions {
   logger: (line: string) => void;
   /** @default Date.now */
   now?: () => number;
+  /** The team database when one is configured. @default null */
+  team?: TeamBackend | null;
 }
 
 /** The backend for `cfg`'s state root. */
@@ -102,6 +107,7 @@ export function createBackend(cfg: ResolvedConfig, o: BackendOptions): McpBacken
   const daemon = (): Promise<DaemonFile | null> => readDaemonFile(cfg.daemonJsonPath);
 
   return {
+    team: o.team ?? null,
     async search(req) {
       const d = await daemon();
       if (d) {

@@ -7,6 +7,8 @@
  */
 export { COLD_SWEEP_STALE_MS, createBackend } from "./backend.ts";
 export type { AnsweredBy, BackendOptions, McpBackend } from "./backend.ts";
+export { createTeamBackend } from "./team_backend.ts";
+export type { OpenedTeamDb, TeamBackend, TeamBackendOptions } from "./team_backend.ts";
 export {
   createMcpServer,
   DEFAULT_MAX_OUTPUT_BYTES,

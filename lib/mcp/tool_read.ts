@@ -6,6 +6,11 @@
  * they are most of a session's bytes. Every quoted text is masked and quoted line by line
  * (framing.ts). Paging is by entry index: a page cut by the output cap says the offset to
  * continue from, which is the first entry not shown, so nothing is skipped.
+ * With a team database (`mcp --team`) the schema gains `machine` (TEAM_READ_INPUT): another
+ * machine's session is read from the team database (tool_read_remote.ts, marked remote);
+ * no machine, or this machine's name, reads the local files as before — and a session of
+ * this machine that is no longer here (deleted locally, still published) falls back to
+ * the team copy rather than failing.
  */
 import { z } from "zod";
 import {
@@ -25,6 +30,9 @@ import {
   SUPERSEDED_NOTE,
 } from "./framing.ts";
 import { hitLink, LINK_NOTE } from "../server/mod.ts";
+import { InvalidInputError, NotFoundError } from "../errors.ts";
+import { MACHINE_ARG } from "./tool_search.ts";
+import { readRemoteSession } from "./tool_read_remote.ts";
 
 /** Entries per page unless asked. */
 export const READ_DEFAULT_LIMIT = 40;
@@ -58,7 +66,21 @@ export const READ_INPUT = {
   ),
 };
 
-type ReadArgs = z.infer<z.ZodObject<typeof READ_INPUT>>;
+/** The description with a team database. */
+export const TEAM_READ_DESCRIPTION = READ_DESCRIPTION +
+  " With machine (as search_messages names it), reads that machine's session from the team " +
+  "database (its indexed user/assistant messages, marked REMOTE); without machine, or with " +
+  "this machine's name, reads this machine's own files.";
+
+/** The input schema with a team database: the local one plus the session's machine. */
+export const TEAM_READ_INPUT = {
+  ...READ_INPUT,
+  machine: MACHINE_ARG.optional().describe(
+    "The machine the session lives on (search_messages names it); default: this machine.",
+  ),
+};
+
+type ReadArgs = z.infer<z.ZodObject<typeof READ_INPUT>> & { machine?: string };
 
 /** Kinds that are prose (always shown). */
 const PROSE = new Set(["message", "question", "answer", "steer"]);
@@ -70,11 +92,28 @@ export async function readSession(
   o: { maxBytes: number },
 ): Promise<string> {
   const withTools = args.include_tool_calls ?? false;
-  const d = await sessionDetail(await b.catalog(), args.session_key, {
-    offset: args.offset,
-    limit: args.limit ?? READ_DEFAULT_LIMIT,
-    locate: args.locator ?? null,
-  });
+  const team = b.team;
+  if (args.machine !== undefined && !team) {
+    throw new InvalidInputError("Invalid machine: no team database is configured");
+  }
+  const remote = () =>
+    readRemoteSession(team!, {
+      ...args,
+      machine: args.machine!,
+      limit: args.limit ?? READ_DEFAULT_LIMIT,
+    }, o);
+  if (args.machine !== undefined && args.machine !== team!.machine) return await remote();
+  let d;
+  try {
+    d = await sessionDetail(await b.catalog(), args.session_key, {
+      offset: args.offset,
+      limit: args.limit ?? READ_DEFAULT_LIMIT,
+      locate: args.locator ?? null,
+    });
+  } catch (err) {
+    if (err instanceof NotFoundError && args.machine !== undefined) return await remote();
+    throw err;
+  }
   const s = d.session;
   const out = new OutputBudget(o.maxBytes);
   out.add(FRAMING);

@@ -39,6 +39,16 @@ import { readDaemonFile } from "./daemon_file.ts";
 import { displayPath } from "./token_page.ts";
 import { createProgressTracker } from "./sweep_progress.ts";
 import { type FrontLimits, startHttpFront } from "./http_front.ts";
+import { startTeamService, type TeamDb, type TeamService } from "../team/mod.ts";
+
+/**
+ * The sweep period of a daemon publishing to a team (`serve --team`): an append must be
+ * team-searchable from another machine within 2 s (issue 19), and nothing but a sweep
+ * notices it. A no-op sweep opens no source file and writes nothing (it stats them); its
+ * cost is measured in bench/RESULTS.md. Without a team the spec's 30 s period stands (a
+ * local search refreshes a stale index itself).
+ */
+export const TEAM_SWEEP_INTERVAL_MS = 1_000;
 
 /** A running daemon. */
 export interface Daemon {
@@ -70,6 +80,13 @@ export interface DaemonOptions {
   tokenRecheckMs?: number;
   /** The TCP front's limits (tests shorten the timeouts). @default http_front.ts constants */
   front?: Partial<FrontLimits>;
+  /**
+   * Team search (`serve --team`): publish after every change of the local index, serve
+   * team search and remote sessions. `open` opens and checks the database; it is called
+   * on first use and retried after a failure, so the daemon starts and serves this machine
+   * whatever the team database does.
+   */
+  team?: { open: () => Promise<TeamDb>; machine: string; binaryVersion: string };
 }
 
 /** How long requests in flight may take to finish at shutdown. */
@@ -116,7 +133,7 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
   const progress = createProgressTracker();
   const { store, indexer } = await createMessageIndex(cfg, {
     logger: o.logger,
-    intervalMs: o.intervalMs,
+    intervalMs: o.intervalMs ?? (o.team ? TEAM_SWEEP_INTERVAL_MS : undefined),
     onProgress: (p) => {
       progress.update(p);
       o.onProgress?.(p);
@@ -128,10 +145,11 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
   await gcTrash({ stateRoot: cfg.stateRoot }).catch((err) =>
     o.logger?.(`intendant: trash cleanup failed: ${(err as Error).message}`)
   );
+  const cursorKey = await loadCursorKey(cfg.messageSearch.cacheRoot, { logger: o.logger });
   const engine = createSearchEngine({
     store,
     windowDays: cfg.messageSearch.windowDays,
-    cursorKey: await loadCursorKey(cfg.messageSearch.cacheRoot, { logger: o.logger }),
+    cursorKey,
     isReady: () => indexer.ready,
     // The route appends the coverage block after the page: both must fit the cap.
     responseBudgetBytes: SEARCH_PAGE_BUDGET_BYTES,
@@ -140,6 +158,7 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
     onDamage: (found) => indexer.reportDamage(found),
   });
   let app: ReturnType<typeof createApp> | null = null;
+  let team: TeamService | null = null;
   // Idempotent: every caller awaits the same shutdown, so the process never exits before
   // daemon.json is removed.
   let stopping: Promise<void> | null = null;
@@ -202,6 +221,16 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
     trash: { stateRoot: cfg.stateRoot, logsDir: cfg.logsDir, store },
     ui: o.ui,
     logger: o.logger,
+    team: o.team
+      ? (team = startTeamService({
+        open: o.team.open,
+        machine: o.team.machine,
+        store,
+        cursorKey,
+        binaryVersion: o.team.binaryVersion,
+        logger: o.logger,
+      }))
+      : undefined,
   });
   ensurePrivateDirSync(cfg.stateRoot);
   await writeDaemonJson(tokens.current());
@@ -242,6 +271,9 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
       await graceful;
       await removeIfExists(socketPath);
       await indexer.stop();
+      // After the indexer: its last publish is not cut off mid-batch (a cut batch rolls back
+      // and the next start publishes it again; nothing is lost either way).
+      await team?.stop();
       // Through the contained reader (daemon_file.ts): whatever sits at the name now is
       // read capped, never followed or waited on, and removed only if it is still ours.
       const cur = await readDaemonFile(cfg.daemonJsonPath);

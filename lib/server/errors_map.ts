@@ -12,6 +12,7 @@ import {
 } from "../errors.ts";
 import { CursorExpiredError, InvalidCursorError } from "../message_search/mod.ts";
 import { DamagedSessionError, MalformedLocatorError } from "../catalog/mod.ts";
+import { TeamDbError } from "../team/mod.ts";
 
 /** Status and body for an error. */
 export function mapError(err: unknown): { status: number; body: Record<string, unknown> } {
@@ -43,6 +44,14 @@ export function mapError(err: unknown): { status: number; body: Record<string, u
     return err.reason === "source_gone"
       ? { status: 410, body: { error: "index_lost", message: err.message } }
       : { status: 503, body: { error: "index_rebuilding", message: err.message } };
+  }
+  // The team database is down or unusable (team_routes.ts wraps the client's connection
+  // errors into TeamDbError): a clear 503, the message never carries the password.
+  if (err instanceof TeamDbError) {
+    return {
+      status: 503,
+      body: { error: "team_unavailable", kind: err.kind, message: err.message },
+    };
   }
   if (err instanceof NotFoundError) {
     return { status: 404, body: { error: "not_found", message: err.message } };

@@ -5,6 +5,8 @@
 export { createApp } from "./app.ts";
 export type { AppDeps } from "./app.ts";
 export { ROUTES } from "./routes.ts";
+export { TEAM_HINT, TEAM_SEARCH_CAPACITY } from "./team_routes.ts";
+export type { TeamDeps } from "./team_routes.ts";
 export type { RouteDef, RouteDeps } from "./routes.ts";
 export { SearchGate } from "./search_gate.ts";
 export {

@@ -52,6 +52,7 @@ import type { SweepProgressView } from "./sweep_progress.ts";
 import { answerRoute, rollbackRoute, steerRoute } from "./control_route.ts";
 import { deleteRoute, restoreRoute, trashListRoute } from "./trash_route.ts";
 import { TRASH_KEEP_DAYS, type TrashDeps } from "../catalog/mod.ts";
+import { searchScope, TEAM_ROUTES, type TeamDeps, teamMessageSearch } from "./team_routes.ts";
 
 /** What handlers may use. */
 export interface RouteDeps {
@@ -77,6 +78,8 @@ export interface RouteDeps {
   gate?: SearchGate;
   /** Caps of the heavy routes (heavy_gates.ts). @default createHeavyGates() per app */
   heavyGates?: HeavyGates;
+  /** Team search (`--team`): absent, the team routes answer "not configured". */
+  team?: TeamDeps;
 }
 
 /**
@@ -101,7 +104,10 @@ export interface RouteDef {
 const RETRY_AFTER_S = "1";
 
 async function messageSearch(c: Context, d: RouteDeps): Promise<Response> {
-  const p = parseQuery(MessageSearchParams, new URL(c.req.url));
+  const url = new URL(c.req.url);
+  if (searchScope(url) === "team") return teamMessageSearch(c, d);
+  url.searchParams.delete("scope"); // "local", said explicitly
+  const p = parseQuery(MessageSearchParams, url);
   const req: SearchRequest = {
     q: p.q,
     limit: p.limit,
@@ -180,7 +186,7 @@ export const ROUTES: readonly RouteDef[] = [
     operation: "api_sessions_message_search",
     body: "none",
     summary:
-      "full-text search over every agent's messages (q, limit, cursor, include_superseded, source, role, project, since, until, complete)",
+      "full-text search over every agent's messages (q, limit, cursor, include_superseded, source, role, project, since, until, complete; scope=team with machine=a,b searches the team database)",
     handler: messageSearch,
   },
   {
@@ -388,4 +394,5 @@ export const ROUTES: readonly RouteDef[] = [
       });
     },
   },
+  ...TEAM_ROUTES,
 ];

@@ -8,7 +8,8 @@
  * history entry (Back leaves the dashboard's view instead of undoing keystrokes), opening
  * a session pushes one, and Back/Forward or a pasted link restores the query and filters.
  * Once the daemon refuses the page's token (api_client onAuthLost), the token help
- * replaces everything.
+ * replaces everything. With a team (`serve --team`, hooks/use_team.ts) the search can be
+ * scoped to the team and `#/remote/<machine>/<key>` shows a remote session's prose.
  */
 import { html } from "htm/preact";
 import { useEffect, useRef, useState } from "preact/hooks";
@@ -16,10 +17,12 @@ import { useAuthLost } from "../hooks/use_auth_lost.ts";
 import { useFeatures } from "../hooks/use_features.ts";
 import { navigate, useHashRoute } from "../hooks/use_hash_route.ts";
 import { useSessions } from "../hooks/use_sessions.ts";
+import { useTeam } from "../hooks/use_team.ts";
 import { EMPTY_LIST, listHref, rememberListHref } from "../lib/route.ts";
 import { HeaderBar } from "./header_bar.ts";
 import { Palette } from "./palette.ts";
 import { RecentView } from "./recent_view.ts";
+import { RemoteSessionView } from "./remote_session_view.ts";
 import type { SearchModel } from "./search_toolbar.ts";
 import { SessionView } from "./session_view.ts";
 import { TokenNotice } from "./token_notice.ts";
@@ -44,6 +47,7 @@ export function App() {
   const route = useHashRoute();
   const authLost = useAuthLost();
   const features = useFeatures();
+  const team = useTeam();
   const [search, setSearchState] = useState<SearchModel>(
     route.name === "list" ? route.list : EMPTY_LIST,
   );
@@ -130,6 +134,11 @@ export function App() {
       <${SessionView} key=${`${route.key}\n${route.locate ?? ""}`} sessionKey=${route.key}
         locate=${route.locate} q=${route.q} onRenamed=${renamed} />
     `;
+  const remote = route.name === "remote" &&
+    html`
+      <${RemoteSessionView} key=${`${route.machine}\n${route.key}`} machine=${route.machine}
+        sessionKey=${route.key} q=${route.q} />
+    `;
   const paletteEl = palette && html`
     <${Palette} sessions=${sessions.sessions}
       messageLane=${features.messageSearch} onClose=${closePalette} />
@@ -143,8 +152,9 @@ export function App() {
     <${HeaderBar} onPalette=${openPalette} />
     <main id="main" tabindex="-1">
       <${RecentView} hidden=${!onList} sessions=${sessions} search=${search} onSearch=${setSearch}
-        messageLane=${features.messageSearch} inputRef=${input} />
+        messageLane=${features.messageSearch} inputRef=${input} team=${team} />
       ${detail}
+      ${remote}
     </main>
     ${paletteEl}
     <${UndoToast} onChange=${sessions.reload} />

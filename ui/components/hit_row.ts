@@ -6,7 +6,8 @@
  * row is a link that opens the detail anchored on the hit (its locator) with the query's
  * words to highlight; it sits above its card's own stretched link. With "Mask secrets" on
  * the snippet is masked and its highlights moved onto the masked text (lib/masking.ts):
- * a search by a key finds its message and marks the masked key.
+ * a search by a key finds its message and marks the masked key. A team hit passes `href`
+ * (the remote session's page) instead.
  */
 import { html } from "htm/preact";
 import type { SearchHit } from "../api_client.ts";
@@ -34,11 +35,13 @@ export interface HitRowProps {
   hit: SearchHit;
   /** The query the hit answers (its words get highlighted in the detail). */
   q: string;
+  /** Where the row leads instead of the local detail (a team hit's remote session). */
+  href?: string;
 }
 
 /** A hit. */
-export function HitRow({ sessionKey, hit, q }: HitRowProps) {
-  const href = sessionHref(sessionKey, { locate: hit.locator, q });
+export function HitRow({ sessionKey, hit, q, href: remote }: HitRowProps) {
+  const href = remote ?? sessionHref(sessionKey, { locate: hit.locator, q });
   const snippet = shownSnippet(hit, useMaskSecrets());
   const badges = BADGES.filter(([k]) => hit[k] === true).map(([, cls, label, tip]) =>
     html`<span class=${cls} title=${tip}>${label}</span>`

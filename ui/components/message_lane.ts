@@ -5,15 +5,18 @@
  * index data is damaged — being rebuilt, or lost), restarted after a 410, index still
  * building, errors with a retry. While a newer query is pending the previous results stay dimmed
  * (aria-busy); `data-q` always names the query the shown results answer and `data-key`
- * that query with its filters.
+ * that query with its filters. A team page's groups name their machine: the card shows
+ * it as a badge and it and its hits open the remote session (its prose from the team
+ * database) instead of this machine's session page.
  */
 import { html } from "htm/preact";
-import type { SearchGroup, SessionSummary } from "../api_client.ts";
+import type { SearchGroup, SessionSummary, TeamSearchGroup } from "../api_client.ts";
 import type { LaneModel } from "../hooks/use_search_lane.ts";
 import { useMaskSecrets } from "../hooks/use_mask_secrets.ts";
 import { plural } from "../lib/format.ts";
 import { shownTitleText } from "../lib/masking.ts";
 import { laneKey, type LaneState } from "../lib/search_lane.ts";
+import { remoteHref } from "../lib/route.ts";
 import { HitRow } from "./hit_row.ts";
 import { Notice } from "./notice.ts";
 import { SessionCard } from "./session_card.ts";
@@ -51,15 +54,22 @@ export function MessageLane({ lane, summaries, includeSuperseded }: MessageLaneP
   // "No messages match" is a claim about the whole index: only a complete answer makes it.
   const emptyComplete = empty && s.partial === null && s.degraded === null && !s.building;
   const card = (g: SearchGroup) => {
+    // A team group: its session lives on another machine (or is this one's, as published).
+    const machine = "machine" in g ? (g as TeamSearchGroup).machine : null;
+    const href = machine === null ? undefined : remoteHref(machine, g.session_key, { q });
     const hits = g.hits.map((h) =>
-      html`<${HitRow} key=${h.record_id} sessionKey=${g.session_key} hit=${h} q=${q} />`
+      html`
+        <${HitRow} key=${h.record_id} sessionKey=${g.session_key} hit=${h} q=${q}
+          href=${href} />
+      `
     );
-    const summary = summaries.get(g.session_key) ?? null;
+    const summary = machine === null ? summaries.get(g.session_key) ?? null : null;
     const label = `Hits in ${shownTitleText(g.title ?? g.session_id, mask)}`;
     return html`
-      <li key=${g.session_key} class="card-item">
+      <li key=${machine === null ? g.session_key : `${machine}/${g.session_key}`}
+        class="card-item">
         <${SessionCard} sessionKey=${g.session_key} source=${g.source} group=${g}
-          summary=${summary}
+          summary=${summary} machine=${machine} href=${href}
           children=${html`<ul class="hits" role="list" aria-label=${label}>${hits}</ul>`} />
       </li>
     `;

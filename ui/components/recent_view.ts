@@ -4,13 +4,17 @@
  * the whole catalog) and under it the full-text message lane (when this daemon offers it
  * and the page did not turn it off). Stays mounted while a detail is open, so going back
  * keeps the query, the results and the scroll position. ArrowDown/ArrowUp move through
- * the results (lib/result_nav.ts).
+ * the results (lib/result_nav.ts). Team scope (only when the daemon has a team): the
+ * message lane searches the team database, its cards name their machine and open the
+ * remote session; the metadata lane is hidden then, because it filters this machine's
+ * catalog, which is not what a team search asks about.
  */
 import { html } from "htm/preact";
 import type { Ref } from "preact";
 import { useMemo } from "preact/hooks";
 import { useCoverage } from "../hooks/use_coverage.ts";
 import type { SessionsModel } from "../hooks/use_sessions.ts";
+import type { TeamInfo } from "../hooks/use_team.ts";
 import { useSearchLane } from "../hooks/use_search_lane.ts";
 import { onResultsKeyDown } from "../lib/result_nav.ts";
 import type { LaneQuery } from "../lib/search_lane.ts";
@@ -31,14 +35,23 @@ export interface RecentViewProps {
   onSearch(next: SearchModel): void;
   messageLane: boolean;
   inputRef: Ref<HTMLInputElement>;
+  /** The daemon's team; null: none (the view is the local dashboard, unchanged). */
+  team?: TeamInfo | null;
 }
 
 /** The view. */
 export function RecentView(props: RecentViewProps) {
-  const { hidden, sessions, search, onSearch, messageLane, inputRef } = props;
+  const { hidden, sessions, search, onSearch, messageLane, inputRef, team = null } = props;
   const q = search.q.trim();
+  const teamScope = team !== null && search.scope === "team";
   const laneQuery: LaneQuery | null = messageLane && q
-    ? { q, includeSuperseded: search.includeSuperseded, source: search.sources, role: search.roles }
+    ? {
+      q,
+      includeSuperseded: search.includeSuperseded,
+      source: search.sources,
+      role: search.roles,
+      ...(teamScope ? { scope: "team" as const, machines: search.machines ?? [] } : {}),
+    }
     : null;
   const lane = useSearchLane(laneQuery, LANE_PAGE);
   // One poller feeds both the coverage bar and the toolbar's source chips.
@@ -51,7 +64,8 @@ export function RecentView(props: RecentViewProps) {
     <${MessageLane} lane=${lane} summaries=${summaries}
       includeSuperseded=${search.includeSuperseded} />
   `;
-  const body = q ? html`<${MetadataLane} q=${q} sources=${search.sources} /> ${messages}` : html`
+  const metadata = !teamScope && html`<${MetadataLane} q=${q} sources=${search.sources} />`;
+  const body = q ? html`${metadata} ${messages}` : html`
     <${SessionList} model=${sessions} sources=${search.sources}
       onClearSources=${clearSources} />
   `;
@@ -59,7 +73,7 @@ export function RecentView(props: RecentViewProps) {
   return html`
     <div class="view" hidden=${hidden}>
       <${SearchToolbar} model=${search} onChange=${onSearch} messageLane=${messageLane}
-        inputRef=${inputRef} coverage=${cov.coverage} />
+        inputRef=${inputRef} coverage=${cov.coverage} team=${team} />
       <${CoverageBar} coverage=${cov.coverage} error=${cov.error} />
       <div class="results" onKeyDown=${onResultsKeyDown}>${body}</div>
     </div>

@@ -7,7 +7,9 @@
  * announced and they sit in the tab order. A filter is only ever shown where it applies:
  * role and rewound filters act on message search alone, so they are hidden (and say
  * nothing) while the plain recent list shows; the source chips apply to both views and
- * the list names them when they filter it (session_list.ts).
+ * the list names them when they filter it (session_list.ts). When the daemon has a team
+ * (and only then) the "this machine | team" scope switch and, in team scope, the machine
+ * chips follow the source chips (scope_toggle.ts).
  */
 import { html } from "htm/preact";
 import type { Ref } from "preact";
@@ -15,6 +17,8 @@ import type { ListState, Role } from "../lib/route.ts";
 import type { CoverageView } from "../api_client.ts";
 import { chipSources, SOURCE_LABEL } from "../lib/sources.ts";
 import { focusFirstResult } from "../lib/result_nav.ts";
+import type { TeamInfo } from "../hooks/use_team.ts";
+import { ScopeToggle } from "./scope_toggle.ts";
 
 export type { Role };
 
@@ -29,6 +33,8 @@ export interface SearchToolbarProps {
   inputRef: Ref<HTMLInputElement>;
   /** What the index holds (null until it answers): which source chips to show. */
   coverage: CoverageView | null;
+  /** The daemon's team (null: none, and no scope switch is rendered). */
+  team?: TeamInfo | null;
 }
 
 const ROLES: [Role, string][] = [["user", "User"], ["assistant", "Assistant"]];
@@ -46,7 +52,7 @@ function chip(label: string, pressed: boolean, onClick: () => void, cls = "") {
 
 /** The toolbar. */
 export function SearchToolbar(
-  { model, onChange, messageLane, inputRef, coverage }: SearchToolbarProps,
+  { model, onChange, messageLane, inputRef, coverage, team = null }: SearchToolbarProps,
 ) {
   const set = (patch: Partial<SearchModel>) => onChange({ ...model, ...patch });
   const onInput = (e: Event) => set({ q: (e.currentTarget as HTMLInputElement).value });
@@ -77,6 +83,18 @@ export function SearchToolbar(
       <span>Include rewound messages</span>
     </label>
   `;
+  const scope = messageLane && team && html`
+    <${ScopeToggle} team=${team} scope=${model.scope === "team" ? "team" : "local"}
+      machines=${model.machines ?? []}
+      onScope=${(v: "local" | "team") => {
+        const { scope: _s, machines: _m, ...local } = model;
+        onChange(v === "team" ? { ...local, scope: "team" } : local);
+      }}
+      onMachines=${(m: string[]) => {
+        const { machines: _m, ...rest } = model;
+        onChange(m.length ? { ...rest, machines: m } : rest);
+      }} />
+  `;
   const label = messageLane ? "Search sessions and messages" : "Filter sessions";
   const placeholder = messageLane
     ? "Search sessions and messages…"
@@ -91,6 +109,7 @@ export function SearchToolbar(
       </div>
       <div class="filters">
           <div class="chips" role="group" aria-label="Sources">${sources}</div>
+          ${scope}
           ${messageFilters}
         </div>
     </div>

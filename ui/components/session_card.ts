@@ -10,7 +10,8 @@
  * card. In the message lane the same card carries the group's facts (best hit time,
  * total hits) and its hits as children. `terms` highlights a filter's match. The title
  * and project are masked while "Mask secrets" is on (a first prompt holding a key makes
- * a title holding it).
+ * a title holding it). A team group's card (`machine` set) carries a "remote · machine"
+ * badge and links to `href`, the remote session's page.
  */
 import { html } from "htm/preact";
 import type { ComponentChildren } from "preact";
@@ -33,6 +34,10 @@ export interface SessionCardProps {
   group?: SearchGroup;
   terms?: readonly string[];
   children?: ComponentChildren;
+  /** A team group's machine (shown as a badge); null/absent for this machine's sessions. */
+  machine?: string | null;
+  /** The card's link instead of the local detail (a team group's remote session). */
+  href?: string;
 }
 
 export const GONE_LABEL = "source file deleted";
@@ -62,7 +67,7 @@ function IdButton({ id }: { id: string }) {
 
 /** A session card. */
 export function SessionCard(props: SessionCardProps) {
-  const { sessionKey, source, summary, group, terms = [], children } = props;
+  const { sessionKey, source, summary, group, terms = [], children, machine = null } = props;
   const name = summary?.name ?? null;
   const id = summary?.session_id ?? group?.session_id ?? sessionKey;
   const plainTitle = summary?.title ?? group?.title ?? null;
@@ -71,13 +76,17 @@ export function SessionCard(props: SessionCardProps) {
   const rawProject = summary?.project ?? group?.project ?? null;
   const project = rawProject === null ? null : shownText(rawProject, mask);
   const gone = summary?.source_gone ?? group?.source_gone ?? false;
-  const headId = `t-${group ? "g" : "s"}-${sessionKey.replace(/[^\w-]/g, "_")}`;
+  const headId = `t-${group ? "g" : "s"}-${
+    (machine === null ? sessionKey : `${machine}-${sessionKey}`).replace(/[^\w-]/g, "_")
+  }`;
   const mark = (text: string) =>
     html`<${MarkedText} text=${text} ranges=${findTerms(text, terms)} />`;
 
   const status = summary?.status &&
     html`<span class=${`status status-${summary.status}`}>${summary.status}</span>`;
   const goneBadge = gone && html`<span class="badge warn" title=${GONE_TIP}>${GONE_LABEL}</span>`;
+  const machineBadge = machine !== null &&
+    html`<span class="badge machine" title=${`Published by machine ${machine}`}>${machine}</span>`;
   const facts = group
     ? html`
       <span><${RelTime} ms=${group.best_ts_ms} prefix="best hit " /></span>
@@ -91,7 +100,8 @@ export function SessionCard(props: SessionCardProps) {
   return html`<article class=${gone ? "card gone" : "card"} aria-labelledby=${headId}>
     <div class="card-head">
       <${SourceBadge} source=${source} />
-      <a class="card-title card-link" id=${headId} href=${sessionHref(sessionKey)}
+      ${machineBadge}
+      <a class="card-title card-link" id=${headId} href=${props.href ?? sessionHref(sessionKey)}
         data-result="">${mark(title)}</a>
       ${status} ${goneBadge}
     </div>

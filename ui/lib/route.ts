@@ -4,7 +4,11 @@
  *  - `#/?q=…&source=a,b&role=user&superseded=1` is the home view with its query and
  *    filters (every parameter optional; `#/` alone is the plain recent list);
  *  - `#/session/<encoded key>?locate=…&q=…` a session detail (locate: the hit's opaque
- *    locator; q: the query whose words to highlight and step through).
+ *    locator; q: the query whose words to highlight and step through);
+ *  - team scope (only when the daemon has a team): `scope=team&machine=a,b` on the home
+ *    view, and `#/remote/<machine>/<encoded key>?q=…` a remote session's prose. The team
+ *    fields are absent from a local state (not false/empty), so every local href and
+ *    parsed route is exactly what it was before team scope existed.
  * Hash routing needs no server routes and keeps the page's own query string (for example
  * `?message_search=off`) untouched. Unknown sources and roles in a pasted link are dropped,
  * not trusted. Pure.
@@ -20,12 +24,20 @@ export interface ListState {
   sources: Source[];
   roles: Role[];
   includeSuperseded: boolean;
+  /** "team": search the team database (absent: this machine). */
+  scope?: "team";
+  /** Team scope only: these machines (absent or empty: all). */
+  machines?: string[];
 }
 
 /** A parsed route. */
 export type Route =
   | { name: "list"; list: ListState }
-  | { name: "session"; key: string; locate: string | null; q: string | null };
+  | { name: "session"; key: string; locate: string | null; q: string | null }
+  | { name: "remote"; machine: string; key: string; q: string | null };
+
+/** A machine name as the team schema allows it (anything else in a link is dropped). */
+const MACHINE_RE = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** The home view with nothing typed and no filter. */
 export const EMPTY_LIST: ListState = { q: "", sources: [], roles: [], includeSuperseded: false };
@@ -41,20 +53,34 @@ function listOf<T extends string>(raw: string | null, allowed: readonly T[]): T[
 
 /** Parses `location.hash`. Anything unknown is the plain list. */
 export function parseRoute(hash: string): Route {
+  const r = /^#\/remote\/([A-Za-z0-9._-]{1,64})\/([^?]+)(?:\?(.*))?$/.exec(hash);
+  if (r) {
+    let key: string;
+    try {
+      key = decodeURIComponent(r[2]!);
+    } catch {
+      return { name: "list", list: EMPTY_LIST };
+    }
+    const q = new URLSearchParams(r[3] ?? "").get("q") || null;
+    return { name: "remote", machine: r[1]!, key, q };
+  }
   const m = /^#\/session\/([^?]+)(?:\?(.*))?$/.exec(hash);
   if (!m) {
     const l = /^#\/?\?(.*)$/.exec(hash);
     if (!l) return { name: "list", list: EMPTY_LIST };
     const p = new URLSearchParams(l[1]);
-    return {
-      name: "list",
-      list: {
-        q: p.get("q") ?? "",
-        sources: listOf(p.get("source"), SOURCE_LIST),
-        roles: listOf(p.get("role"), ROLES),
-        includeSuperseded: p.get("superseded") === "1",
-      },
+    const list: ListState = {
+      q: p.get("q") ?? "",
+      sources: listOf(p.get("source"), SOURCE_LIST),
+      roles: listOf(p.get("role"), ROLES),
+      includeSuperseded: p.get("superseded") === "1",
     };
+    if (p.get("scope") === "team") {
+      list.scope = "team";
+      const machines = (p.get("machine") ?? "").split(",").filter((x) => MACHINE_RE.test(x));
+      if (machines.length) list.machines = [...new Set(machines)].sort();
+    }
+    return { name: "list", list };
   }
   let key: string;
   try {
@@ -75,6 +101,10 @@ export function listHref(s: ListState): string {
   const roles = ROLES.filter((x) => s.roles.includes(x));
   if (roles.length) p.set("role", roles.join(","));
   if (s.includeSuperseded) p.set("superseded", "1");
+  if (s.scope === "team") {
+    p.set("scope", "team");
+    if (s.machines?.length) p.set("machine", [...s.machines].sort().join(","));
+  }
   const str = p.toString();
   return str ? `#/?${str}` : "#/";
 }
@@ -101,6 +131,14 @@ export function sessionHref(
   if (o.q) p.set("q", o.q);
   const s = p.toString();
   return `#/session/${encodeURIComponent(key)}${s ? `?${s}` : ""}`;
+}
+
+/** The href of a remote (team) session's prose; `q` highlights its words. */
+export function remoteHref(machine: string, key: string, o: { q?: string | null } = {}): string {
+  const p = new URLSearchParams();
+  if (o.q) p.set("q", o.q);
+  const s = p.toString();
+  return `#/remote/${machine}/${encodeURIComponent(key)}${s ? `?${s}` : ""}`;
 }
 
 /** True unless the page URL turns the message lane off (`?message_search=off` or `=0`). */

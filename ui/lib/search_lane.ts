@@ -50,6 +50,10 @@ export interface LaneQuery {
   includeSuperseded: boolean;
   source: readonly Source[];
   role: readonly ("user" | "assistant")[];
+  /** "team": the team database; absent: this machine (the key stays the local one). */
+  scope?: "team";
+  /** Team scope: only these machines. */
+  machines?: readonly string[];
 }
 
 /** What the lane shows. */
@@ -98,9 +102,12 @@ export interface SearchLane {
 
 /** Stable identity of a query (filters included). */
 export function laneKey(q: LaneQuery | null): string {
-  return q
-    ? JSON.stringify([q.q.trim(), q.includeSuperseded, [...q.source].sort(), [...q.role].sort()])
-    : "";
+  if (!q) return "";
+  const local = [q.q.trim(), q.includeSuperseded, [...q.source].sort(), [...q.role].sort()];
+  // Team queries append their scope and machines: a local key is unchanged.
+  return JSON.stringify(
+    q.scope === "team" ? [...local, "team", [...q.machines ?? []].sort()] : local,
+  );
 }
 
 /** True when the query has a term the server will search for. */
@@ -205,6 +212,7 @@ export function createSearchLane(o: LaneOptions): SearchLane {
         includeSuperseded: q.includeSuperseded,
         source: q.source,
         role: q.role,
+        ...(q.scope === "team" ? { scope: "team" as const, machines: q.machines ?? [] } : {}),
       }, t.signal);
     } catch (err) {
       if (isAbort(err) || !t.current()) return;

@@ -1,0 +1,134 @@
+/**
+ * read_session for a session of ANOTHER machine (`mcp --team`): its indexed prose read from
+ * the team database (lib/team loadRemoteSession), shown exactly as a local read shows
+ * prose — the same framing, the same masking and quoting (framing.ts quoteBlock), the same
+ * output cap and entry-index paging — and marked remote. Only what the replica holds:
+ * user and assistant messages; tool calls live in the other machine's files (said so when
+ * include_tool_calls is asked). A locator (from a team search hit) centres the page on its
+ * record: the session is scanned page by page for that record (REMOTE_PAGE_MAX records a
+ * query), which is bounded by the session's size and only done when a locator is given.
+ */
+import { REMOTE_PAGE_MAX, type RemoteRecord, type RemoteSession } from "../team/mod.ts";
+import { resumeCommand } from "../catalog/mod.ts";
+import type { TeamBackend } from "./team_backend.ts";
+import {
+  byteLength,
+  cutToBytes,
+  field,
+  OutputBudget,
+  quoteBlock,
+  SUPERSEDED_NOTE,
+  TEAM_FRAMING,
+} from "./framing.ts";
+
+/** What a remote read is asked. */
+export interface RemoteReadArgs {
+  machine: string;
+  session_key: string;
+  locator?: string;
+  offset?: number;
+  limit: number;
+  include_tool_calls?: boolean;
+}
+
+/** The index of the record whose locator is `locator`, or null. */
+async function locate(team: TeamBackend, a: RemoteReadArgs): Promise<number | null> {
+  for (let offset = 0;; offset += REMOTE_PAGE_MAX) {
+    const page = await team.readRemote({
+      machine: a.machine,
+      sessionKey: a.session_key,
+      offset,
+      limit: REMOTE_PAGE_MAX,
+    });
+    const i = page.records.findIndex((r) => r.locator === a.locator);
+    if (i >= 0) return offset + i;
+    if (offset + page.records.length >= page.total || page.records.length === 0) return null;
+  }
+}
+
+/** Runs a remote read_session; the result text. */
+export async function readRemoteSession(
+  team: TeamBackend,
+  a: RemoteReadArgs,
+  o: { maxBytes: number },
+): Promise<string> {
+  const anchor = a.locator !== undefined && a.offset === undefined ? await locate(team, a) : null;
+  const offset = a.offset ?? (anchor === null ? 0 : Math.max(anchor - Math.floor(a.limit / 2), 0));
+  const d: RemoteSession = await team.readRemote({
+    machine: a.machine,
+    sessionKey: a.session_key,
+    offset,
+    limit: Math.min(a.limit, REMOTE_PAGE_MAX),
+  });
+  const s = d.meta;
+  const out = new OutputBudget(o.maxBytes);
+  out.add(TEAM_FRAMING);
+  out.add(`## ${field(s.title) || "(untitled session)"}`);
+  out.add(
+    `machine: ${field(s.machine)} (REMOTE: read from the team database)  ` +
+      `session: ${field(s.session_key)}  source: ${s.source}  project: ${
+        field(s.project) || "-"
+      }  messages: ${d.total}${s.source_gone ? "  (its source files are gone)" : ""}`,
+  );
+  out.add(
+    `resume (on machine ${field(s.machine)}): ${
+      field(resumeCommand({
+        source: s.source,
+        sessionId: s.session_id,
+        project: s.project,
+        files: [],
+      }))
+    }`,
+  );
+  if (a.locator !== undefined && a.offset === undefined && anchor === null) {
+    out.add("(the locator could not be found in this session now; page shown from its start)");
+  }
+  const last = d.offset + d.records.length - 1;
+  out.add(
+    `entries ${d.offset}–${last} of ${d.total} (indexed prose from the team database` +
+      `${a.include_tool_calls ? "; tool calls are not in the team database" : ""}):`,
+  );
+  let next: number | null = d.offset + d.records.length < d.total
+    ? d.offset + d.records.length
+    : null;
+  let shown = 0;
+  for (const [i, r] of d.records.entries()) {
+    const index = d.offset + i;
+    const block = recordBlock(r, { index, anchor });
+    if (out.add(block)) {
+      shown++;
+      continue;
+    }
+    if (shown === 0) {
+      // One record larger than the whole cap: shown cut, so paging always moves on.
+      const note = "\n(this entry was cut to fit the output cap)";
+      out.add(cutToBytes(block, out.room() - byteLength(note)) + note);
+      next = index + 1 < d.total ? index + 1 : null;
+    } else next = index;
+    break;
+  }
+  const notes: string[] = [];
+  if (next !== null) {
+    notes.push(
+      `${out.cut ? "Output cap reached; continue" : "More entries: continue"} with read_session ` +
+        `machine=${JSON.stringify(s.machine)} session_key=${JSON.stringify(s.session_key)} ` +
+        `offset=${next}`,
+    );
+  } else notes.push("End of session.");
+  if (d.offset > 0) notes.push(`Earlier entries: offset=${Math.max(d.offset - a.limit, 0)}`);
+  return out.text(notes.join("\n"));
+}
+
+/** One record as text. */
+function recordBlock(r: RemoteRecord, o: { index: number; anchor: number | null }): string {
+  const flags = [r.subagent ? "subagent" : "", r.truncated ? "message truncated in index" : ""]
+    .filter(Boolean);
+  const lines = [
+    `\n[${o.index}] ${new Date(r.ts_ms).toISOString()} ${r.role}${
+      flags.length ? ` (${flags.join(", ")})` : ""
+    }${o.index === o.anchor ? "  <- located hit" : ""}`,
+  ];
+  if (r.superseded) lines.push(`${SUPERSEDED_NOTE}.`);
+  lines.push(quoteBlock(r.text));
+  return lines.join("\n");
+}

@@ -1,0 +1,414 @@
+/**
+ * The publisher (issue 19): makes this machine's rows on the team server equal its local
+ * message index. The local store is the source of truth; the server is a derived replica
+ * any publish can rebuild.
+ *
+ * One publish:
+ *  1. First time only: requireCurrentSchema, ensureMachine.
+ *  2. One small query: the machine's publish_seq and local_revision, and the retention
+ *     setting. When local_revision equals the manifest revision and publish_seq is what
+ *     this publisher last saw, nothing can differ: return (no write).
+ *  3. Otherwise the per-session sigs of this machine (cached with publish_seq; reloaded
+ *     when publish_seq moved, i.e. someone else published this machine), planSessions,
+ *     then sessions in groups of about `batchRecords` records: load their shards, read the
+ *     server's rows of those sessions that exist there (ids, flags, ord, ts — no text),
+ *     diffSession, and pack the changes into transactions of ≤ batchRecords rows /
+ *     batchBytes of text (publish_batch.ts).
+ *  4. A session larger than one transaction spans several; its `sig` is written only by
+ *     the transaction holding its last rows ("" before), so a crash between them leaves a
+ *     sig that matches nothing and the next publish re-diffs the session — by record id,
+ *     so the rows already there are kept and the rest land once.
+ *  5. StalePublishError (another publisher of this machine committed in between): drop
+ *     the cache, re-read the manifest and the server, re-diff; up to STALE_RETRIES times.
+ *  6. local_revision is written by the transaction that completes the publish, so an
+ *     interrupted publish is never taken for a no-op.
+ * Calls of publish() on one Publisher run one after another (in-process serialization).
+ *
+ * Errors: TeamDbError (schema, privilege, settings), StalePublishError after the retries,
+ * the server's own error for anything else (a batch that fails rolls back entirely).
+ * Record text is never logged or put into an error.
+ * A shard that cannot be loaded (a generation gone or damaged since the manifest read: GC,
+ * quarantine) is skipped for this publish; the publish then does not record
+ * local_revision, so the next one looks again.
+ */
+import { NotFoundError, StalePublishError } from "../errors.ts";
+import {
+  CorruptGenerationError,
+  decodeRecords,
+  deriveActive,
+  type Manifest,
+  type MessageRecord,
+  type Store,
+  type SupersessionMark,
+} from "../message_search/mod.ts";
+import { type TeamDb, TeamDbError } from "./connect.ts";
+import { ensureMachine } from "./machine_role.ts";
+import { requireCurrentSchema } from "./migrate.ts";
+import {
+  type AfterStageHook,
+  applyBatch,
+  type BatchPlan,
+  type BatchResult,
+  markPublished,
+  type StageMethod,
+} from "./publish_batch.ts";
+import {
+  diffSession,
+  planSessions,
+  type ServerRecord,
+  type ServerSession,
+  type SessionRow,
+  sessionRow,
+} from "./publish_diff.ts";
+import { pgLabel, type RecordRow, toRecordRow } from "./record_row.ts";
+
+/** Options of {@link createPublisher}. */
+export interface PublisherOptions {
+  /** openTeamDb result; requireCurrentSchema(db) is checked on the first publish. */
+  db: TeamDb;
+  /** The local store (lib/message_search openStore). */
+  store: Store;
+  /** Validated machine name. */
+  machine: string;
+  /** Written to machines.binary_version. */
+  binaryVersion: string;
+  /** Rows per transaction. @default 5000 */
+  batchRecords?: number;
+  /** Text per transaction, in UTF-16 units of text + folded text. @default 16 MiB */
+  batchBytes?: number;
+  /** @default Date.now */
+  now?: () => number;
+  /** Sessions done of sessions to do, after every committed transaction. */
+  onProgress?: (done: number, total: number) => void;
+  /** How rows reach the TEMP stage (publish_batch.ts). @default "unnest" */
+  stage?: StageMethod;
+  /** Test seam: runs inside every transaction after staging, before the revision bump. */
+  afterStage?: AfterStageHook;
+}
+
+/** What one publish did. */
+export interface PublishReport {
+  sessions_changed: number;
+  sessions_deleted: number;
+  records_inserted: number;
+  records_deleted: number;
+  flags_flipped: number;
+  batches: number;
+  /** Team revision of the last batch (null: nothing to do). */
+  revision: number | null;
+  stale_retries: number;
+  took_ms: number;
+  skipped_quarantined: number;
+}
+
+/** A machine's publisher. */
+export interface Publisher {
+  /** Publishes the local changes since the last publish (calls serialize in-process). */
+  publish(): Promise<PublishReport>;
+}
+
+export const DEFAULT_BATCH_RECORDS = 5000;
+export const DEFAULT_BATCH_BYTES = 16 * 1024 * 1024;
+/** StalePublishErrors absorbed by one publish before it gives up. */
+export const STALE_RETRIES = 8;
+
+const MS_PER_DAY = 86_400_000;
+
+/** Server state this publisher last saw (valid while publish_seq is unchanged). */
+interface Cache {
+  seq: number;
+  sessions: Map<string, ServerSession>;
+}
+
+/** A session loaded from the local store. */
+interface Loaded {
+  key: string;
+  records: MessageRecord[];
+  marks: SupersessionMark[];
+}
+
+/** Creates the publisher of machine `o.machine`. */
+export function createPublisher(o: PublisherOptions): Publisher {
+  const batchRecords = o.batchRecords ?? DEFAULT_BATCH_RECORDS;
+  const batchBytes = o.batchBytes ?? DEFAULT_BATCH_BYTES;
+  if (!Number.isInteger(batchRecords) || batchRecords < 1) {
+    throw new RangeError(`batchRecords must be a positive integer: got ${batchRecords}`);
+  }
+  if (!(batchBytes >= 1)) throw new RangeError(`batchBytes must be ≥ 1: got ${batchBytes}`);
+  const now = o.now ?? Date.now;
+  const sql = o.db.sql;
+  const m = o.machine;
+  let ready = false;
+  let cache: Cache | null = null;
+  let chain: Promise<unknown> = Promise.resolve();
+
+  async function readHead() {
+    const [row] = await sql<
+      { publish_seq: string; local_revision: string | null; retention: string | null }[]
+    >`SELECT publish_seq, local_revision,
+             (SELECT value FROM intendant.settings WHERE key = 'retention_days') AS retention
+      FROM intendant.machines WHERE name = ${m}`;
+    if (!row) throw new TeamDbError("schema", `Machine "${m}" has no row in the team database`);
+    return {
+      seq: Number(row.publish_seq),
+      localRevision: row.local_revision === null ? null : Number(row.local_revision),
+      cutoff: retentionCutoff(row.retention, now()),
+    };
+  }
+
+  async function loadServerSessions(): Promise<Map<string, ServerSession>> {
+    const rows = await sql<{ session_key: string; sig: string }[]>`
+      SELECT session_key, sig FROM intendant.sessions WHERE machine = ${m}`;
+    return new Map(rows.map((r) => [r.session_key, { sig: r.sig }]));
+  }
+
+  async function once(report: PublishReport): Promise<void> {
+    const manifest = await o.store.readManifest();
+    const head = await readHead();
+    if (cache !== null && cache.seq === head.seq && head.localRevision === manifest.revision) {
+      return;
+    }
+    if (cache === null || cache.seq !== head.seq) {
+      cache = { seq: head.seq, sessions: await loadServerSessions() };
+    }
+    const c = cache;
+    const plan = planSessions(manifest, c.sessions, { retentionCutoffMs: head.cutoff });
+    report.skipped_quarantined = plan.quarantined;
+    const total = plan.changed.length + plan.deleted.length;
+    let done = 0;
+    let complete = true;
+    let pending = emptyPlan(m, o.binaryVersion, 0);
+    let pendingRows = 0;
+    let pendingBytes = 0;
+    /** Sessions the pending transaction completes. */
+    let pendingDone = 0;
+
+    const commit = async (localRevision: number | null) => {
+      pending.seenSeq = c.seq;
+      pending.localRevision = localRevision;
+      const r: BatchResult = await applyBatch(sql, pending, {
+        stage: o.stage,
+        afterStage: o.afterStage,
+      });
+      c.seq = r.publishSeq;
+      for (const d of pending.sessionDeletes) c.sessions.delete(d.key);
+      for (const s of pending.sessions) c.sessions.set(s.session_key, { sig: s.sig });
+      report.batches++;
+      report.revision = r.revision;
+      report.records_inserted += r.inserted;
+      report.records_deleted += r.deleted;
+      report.flags_flipped += r.flipped;
+      report.sessions_deleted += r.sessionsDeleted;
+      done += pendingDone + pending.sessionDeletes.length;
+      o.onProgress?.(done, total);
+      pending = emptyPlan(m, o.binaryVersion, 0);
+      pendingRows = 0;
+      pendingBytes = 0;
+      pendingDone = 0;
+    };
+
+    pending.sessionDeletes = plan.deleted;
+    pending.destructive = plan.deleted.length > 0;
+    for (const group of groupsOf(plan.changed, manifest, batchRecords)) {
+      const loaded: Loaded[] = [];
+      for (const key of group) {
+        const l = await loadSession(o.store, manifest, key);
+        if (l === null) complete = false;
+        else loaded.push(l);
+      }
+      const server = await serverRecords(
+        loaded.map((l) => l.key).filter((k) => c.sessions.has(pgLabel(k))),
+      );
+      for (const l of loaded) {
+        const stored = pgLabel(l.key);
+        const entry = manifest.sessions[l.key]!;
+        const active = deriveActive(l.records, l.marks);
+        const d = diffSession(l.records, active, server.get(stored) ?? []);
+        const row = (done: boolean): SessionRow =>
+          sessionRow(l.key, entry, { records: d.count, marks: l.marks, complete: done });
+        const isNew = !c.sessions.has(stored);
+        for (const id of d.deletes) pending.recordDeletes.push({ key: stored, id });
+        for (const f of d.flips) pending.flips.push({ key: stored, ...f });
+        if (d.destructive) pending.destructive = true;
+        if (isNew) pending.newSessions.push(stored);
+        report.sessions_changed++;
+        // Inserts, split across transactions when they do not fit in one.
+        let k = 0;
+        for (;;) {
+          for (; k < d.inserts.length; k++) {
+            if (pendingRows >= batchRecords || pendingBytes >= batchBytes) break;
+            const rec = l.records[d.inserts[k]!]!;
+            const rr: RecordRow = toRecordRow(rec, {
+              machine: m,
+              sessionKey: l.key,
+              superseded: !active[d.inserts[k]!],
+              rev: 0,
+            });
+            pending.inserts.push(rr);
+            pendingRows++;
+            pendingBytes += rr.text.length + rr.folded.length;
+          }
+          const last = k >= d.inserts.length;
+          pending.sessions.push(row(last));
+          if (last) {
+            pendingDone++;
+            break;
+          }
+          await commit(null);
+        }
+        if (pendingRows >= batchRecords || pendingBytes >= batchBytes) await commit(null);
+      }
+    }
+    const localRevision = complete ? manifest.revision : null;
+    if (hasWork(pending)) await commit(localRevision);
+    else if (localRevision !== null && head.localRevision !== localRevision) {
+      c.seq = await markPublished(sql, {
+        machine: m,
+        seenSeq: c.seq,
+        localRevision,
+        binaryVersion: o.binaryVersion,
+      });
+    }
+  }
+
+  /** The server's rows of `keys` (stored form), grouped by session. */
+  async function serverRecords(keys: string[]): Promise<Map<string, ServerRecord[]>> {
+    const out = new Map<string, ServerRecord[]>();
+    if (keys.length === 0) return out;
+    const stored = keys.map((k) => pgLabel(k));
+    const rows = await sql<
+      { session_key: string; record_id: string; superseded: boolean; ord: number; ts_ms: string }[]
+    >`SELECT session_key, record_id, superseded, ord, ts_ms FROM intendant.records
+      WHERE machine = ${m} AND session_key = ANY(${stored}::text[])`;
+    for (const r of rows) {
+      let list = out.get(r.session_key);
+      if (!list) out.set(r.session_key, list = []);
+      list.push({
+        record_id: r.record_id,
+        superseded: r.superseded,
+        ord: r.ord,
+        ts_ms: Number(r.ts_ms),
+      });
+    }
+    return out;
+  }
+
+  async function run(): Promise<PublishReport> {
+    const t0 = performance.now();
+    if (!ready) {
+      await requireCurrentSchema(o.db);
+      await ensureMachine(sql, m);
+      ready = true;
+    }
+    let staleRetries = 0;
+    for (;;) {
+      const report = emptyReport();
+      try {
+        await once(report);
+        report.stale_retries = staleRetries;
+        report.took_ms = Math.round(performance.now() - t0);
+        return report;
+      } catch (e) {
+        // Whatever failed, the next attempt re-reads the server: a commit whose answer
+        // was lost may have landed.
+        cache = null;
+        if (!(e instanceof StalePublishError) || staleRetries >= STALE_RETRIES) throw e;
+        staleRetries++;
+      }
+    }
+  }
+
+  return {
+    publish() {
+      const p = chain.then(run);
+      chain = p.catch(() => {});
+      return p;
+    },
+  };
+}
+
+function emptyReport(): PublishReport {
+  return {
+    sessions_changed: 0,
+    sessions_deleted: 0,
+    records_inserted: 0,
+    records_deleted: 0,
+    flags_flipped: 0,
+    batches: 0,
+    revision: null,
+    stale_retries: 0,
+    took_ms: 0,
+    skipped_quarantined: 0,
+  };
+}
+
+function emptyPlan(machine: string, binaryVersion: string, seenSeq: number): BatchPlan {
+  return {
+    machine,
+    seenSeq,
+    binaryVersion,
+    sessionDeletes: [],
+    recordDeletes: [],
+    flips: [],
+    sessions: [],
+    newSessions: [],
+    inserts: [],
+    localRevision: null,
+    destructive: false,
+  };
+}
+
+function hasWork(b: BatchPlan): boolean {
+  return b.sessionDeletes.length > 0 || b.recordDeletes.length > 0 || b.flips.length > 0 ||
+    b.sessions.length > 0 || b.inserts.length > 0;
+}
+
+/** The cutoff (ms) of the server's retention_days setting, null when unset. */
+function retentionCutoff(value: string | null, nowMs: number): number | null {
+  if (value === null || value.trim() === "") return null;
+  const days = Number(value);
+  if (!Number.isFinite(days) || days <= 0) {
+    throw new TeamDbError(
+      "settings",
+      `The team setting retention_days is ${JSON.stringify(value)}, not a positive number of days`,
+    );
+  }
+  return nowMs - days * MS_PER_DAY;
+}
+
+/** Changed keys in groups of about `budget` records (by the manifest's counts). */
+function* groupsOf(keys: string[], manifest: Manifest, budget: number): Generator<string[]> {
+  let group: string[] = [];
+  let n = 0;
+  for (const key of keys) {
+    const records = manifest.sessions[key]!.records;
+    if (group.length > 0 && n + records > budget) {
+      yield group;
+      group = [];
+      n = 0;
+    }
+    group.push(key);
+    n += records;
+  }
+  if (group.length > 0) yield group;
+}
+
+/** All records and marks of local session `key`; null when a generation cannot be read. */
+async function loadSession(store: Store, manifest: Manifest, key: string): Promise<Loaded | null> {
+  const entry = manifest.sessions[key]!;
+  const records: MessageRecord[] = [];
+  const marks: SupersessionMark[] = [];
+  for (const g of entry.generations) {
+    try {
+      const view = await store.loadSegment(g);
+      // Loops, not push(...xs): a spread of 100k+ records overflows the call stack.
+      for (const r of decodeRecords(view)) records.push(r);
+      for (const k of view.marks) marks.push(k);
+    } catch (e) {
+      if (e instanceof CorruptGenerationError || e instanceof NotFoundError) return null;
+      throw e;
+    }
+  }
+  records.sort((a, b) => a.order - b.order);
+  return { key, records, marks };
+}
