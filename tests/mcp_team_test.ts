@@ -14,6 +14,7 @@
  * last step stops the real cluster.
  * On the code before this change `mcp` refuses the unknown flag `--team`: connect fails.
  */
+import { loadTeamRows } from "./helpers/team_rows.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 // @ts-types="@modelcontextprotocol/sdk/client/index"
@@ -26,14 +27,7 @@ import { MAIN } from "./helpers/cli.ts";
 import { DENO, hermeticEnv, REPO_ROOT, withTempDir } from "./helpers/temp.ts";
 import { type PgCluster, withPgCluster } from "./helpers/pg_cluster.ts";
 import { hash16Of, type MessageRecord, type Source } from "../lib/message_search/mod.ts";
-import {
-  migrateTeamDb,
-  openTeamDb,
-  parseTeamUrl,
-  RECORD_COLUMNS,
-  type TeamDb,
-  toRecordRow,
-} from "../lib/team/mod.ts";
+import { migrateTeamDb, openTeamDb, parseTeamUrl, type TeamDb } from "../lib/team/mod.ts";
 
 const WORD = "quixotically";
 const NOW = Date.now();
@@ -76,36 +70,19 @@ function recordsOf(s: Sess): MessageRecord[] {
 
 /** Loads `sessions` as published rows at revision 1 (team_search_test.ts's way). */
 async function loadReplica(db: TeamDb, sessions: readonly Sess[]): Promise<void> {
-  const { sql } = db;
-  for (const s of sessions) {
-    const recs = recordsOf(s);
-    const key = `${s.source}:${s.id}`;
-    await sql`INSERT INTO intendant.machines (name) VALUES (${s.machine}) ON CONFLICT DO NOTHING`;
-    await sql`INSERT INTO intendant.sessions (machine, session_key, source, session_id, title,
-        project, project_folded, newest_ts_ms, oldest_ts_ms, records, sig, marks, rev_added,
-        rev_changed)
-      VALUES (${s.machine}, ${key}, ${s.source}, ${s.id}, ${`title of ${s.id}`}, '/work/p',
-        '/work/p', ${recs.at(-1)!.ts_ms}, ${recs[0]!.ts_ms}, ${recs.length}, 'sig',
-        ${sql.json([] as never)}, 1, 1)`;
-    const params: unknown[] = [];
-    const tuples = recs.map((r) => {
-      const row = toRecordRow(r, {
-        machine: s.machine,
-        sessionKey: key,
-        superseded: false,
-        rev: 1,
-      });
-      return `(${
-        RECORD_COLUMNS.map((c) => `$${params.push(row[c])}${c === "nul_at" ? "::int[]" : ""}`)
-          .join(", ")
-      })`;
-    });
-    await sql.unsafe(
-      `INSERT INTO intendant.records (${RECORD_COLUMNS.join(", ")}) VALUES ${tuples.join(", ")}`,
-      params as never[],
-    );
-  }
-  await sql`UPDATE intendant.team_state SET revision = GREATEST(revision, 1)`;
+  await loadTeamRows(
+    db,
+    sessions.map((s) => ({
+      machine: s.machine,
+      key: `${s.source}:${s.id}`,
+      source: s.source,
+      id: s.id,
+      title: `title of ${s.id}`,
+      project: "/work/p",
+      recs: recordsOf(s),
+    })),
+    1,
+  );
 }
 
 /** A loopback TCP forwarder to `target`: down() refuses and resets, up() serves again. */

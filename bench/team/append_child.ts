@@ -25,7 +25,12 @@ if (!root || !machine || !url) {
   throw new RangeError("Usage: append_child.ts <store> <machine> <url> <n>");
 }
 const appends = Number(n ?? 20);
-const store = await openStore({ root, parserVersion: PARSER_VERSION, windowDays: null });
+const store = await openStore({
+  root,
+  parserVersion: PARSER_VERSION,
+  windowDays: null,
+  cacheReads: true,
+});
 const writerDb = await openTeamDb(parseTeamUrl(url), { max: 2 });
 const readerDb = await openTeamDb(parseTeamUrl(url), { max: 2 });
 const key = new Uint8Array(32).fill(3);

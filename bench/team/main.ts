@@ -80,6 +80,8 @@ const split = await child(here("./split.ts"), [storeRoot, splitDir, String(machi
 const pg = await startPgCluster({ durable: true });
 if (!pg) throw new Error("PostgreSQL is needed for bench:team (apt-get install -y postgresql)");
 const results: Record<string, unknown> = {};
+/** Written after every phase: a phase that fails leaves the figures before it. */
+const save = () => Deno.writeTextFile(out, JSON.stringify(results, null, 2) + "\n");
 try {
   const admin = await openTeamDb(parseTeamUrl(pg.url));
   try {
@@ -120,6 +122,7 @@ try {
       copyMsgsPerS: (copy.records as number) / ((copy.ms as number) / 1000),
       peakRssMax: Math.max(...each.map((r) => r.peakRss as number)),
     };
+    await save();
     // What a real server's autovacuum does shortly after a bulk load: statistics for the
     // planner (the 2-character plan's choice reads them).
     await admin.sql.unsafe(`VACUUM ANALYZE intendant.records`);
@@ -135,11 +138,13 @@ try {
       ratio: Number(disk!.rel) / Number(disk!.prose),
       rows: Number(disk!.rows),
     };
+    await save();
   } finally {
     await admin.close();
   }
   log("bench:team: queries (team beside local)…");
   results.queries = await child(here("./query_child.ts"), [pg.url, storeRoot, rounds]);
+  await save();
   log("bench:team: append → team-searchable…");
   results.append = await child(here("./append_child.ts"), [
     join(splitDir, "m1"),
@@ -151,7 +156,7 @@ try {
   await pg.stop();
 }
 results.machine = { nproc: navigator.hardwareConcurrency, load: loadAtStart, split };
-await Deno.writeTextFile(out, JSON.stringify(results, null, 2) + "\n");
+await save();
 console.log(renderTeamTable(results));
 
 /** The figures beside their baselines and targets. */

@@ -33,7 +33,13 @@ void NEEDLES;
 
 const key = new Uint8Array(32).fill(9);
 const db = await openTeamDb(parseTeamUrl(url), { max: 4 });
-const store = await openStore({ root: fullRoot, parserVersion: PARSER_VERSION, windowDays: null });
+const store = await openStore({
+  root: fullRoot,
+  parserVersion: PARSER_VERSION,
+  windowDays: null,
+  // As the daemon opens it: one parse per manifest revision, not one per query.
+  cacheReads: true,
+});
 const local = createSearchEngine({ store, windowDays: null, cursorKey: key });
 const team = createTeamSearch({ db, cursorKey: key, windowDays: null });
 

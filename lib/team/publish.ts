@@ -50,7 +50,6 @@ import {
   type BatchPlan,
   type BatchResult,
   markPublished,
-  type StageMethod,
 } from "./publish_batch.ts";
 import {
   diffSession,
@@ -80,9 +79,7 @@ export interface PublisherOptions {
   now?: () => number;
   /** Sessions done of sessions to do, after every committed transaction. */
   onProgress?: (done: number, total: number) => void;
-  /** How rows reach the TEMP stage (publish_batch.ts). @default "unnest" */
-  stage?: StageMethod;
-  /** Test seam: runs inside every transaction after staging, before the revision bump. */
+  /** Test seam: runs inside every transaction after its rows are written, before the team revision. */
   afterStage?: AfterStageHook;
 }
 
@@ -187,7 +184,6 @@ export function createPublisher(o: PublisherOptions): Publisher {
       pending.seenSeq = c.seq;
       pending.localRevision = localRevision;
       const r: BatchResult = await applyBatch(sql, pending, {
-        stage: o.stage,
         afterStage: o.afterStage,
       });
       c.seq = r.publishSeq;

@@ -4,40 +4,32 @@
  * server as it was, and the next publish re-diffs against it (publish_diff.ts).
  *
  * Order inside the transaction, and why:
- *  1. CAS on machines.publish_seq (`… WHERE publish_seq = $seen`): 0 rows ⇒ another
- *     publisher of this machine committed since we read the server state ⇒
- *     StalePublishError, nothing written. It also row-locks the machine, so two publishers
- *     of one machine serialize here instead of deadlocking later.
- *  2. Stage the new record rows into a TEMP table (ON COMMIT DROP). COPY FROM straight into
- *     intendant.records is refused by PostgreSQL for a role subject to row-level security,
- *     so a machine role must stage; the owner role stages too (one code path). Two staging
- *     methods, measured on a 60k-message bench-corpus store (PostgreSQL 15, GIN kept, this
- *     2-core box): INSERT … SELECT FROM unnest(arrays) 5.8k msgs/s one machine, 5.5k
- *     aggregate for 10 in-process machines; COPY text format 5.9k / 6.4k. The staging
- *     step is not the bottleneck (the GIN-maintained INSERT into records is), and COPY
- *     has a fatal flaw in porsager 3.4.9: a server error in the middle of COPY FROM STDIN
- *     (a bad value, a constraint) never settles the writable stream — the publish hangs
- *     forever (reproduced). So unnest is the default; "copy" stays selectable for
- *     measurement and is exercised by the tests.
- *  3. Bump team_state.revision — as LATE as possible: the row lock serializes every
- *     machine's batch commits (revision R committed ⇒ all ≤ R committed, the cursor
- *     invariant), so everything that does not need R (the CAS, building and shipping the
- *     rows) happens before it.
- *  4. Deletes (sessions — records explicitly first, to count them — then records), session
- *     upserts (the FK needs the row before its records), record inserts from the stage with
- *     rev_added = R, superseded flips, tombstones, and the machine row's bookkeeping.
+ *  1. CAS on machines.publish_seq (`… WHERE publish_seq = $seen`), in the same statement
+ *     bumping the machine's own `revision`: 0 rows ⇒ another publisher of this machine
+ *     committed since we read the server state ⇒ StalePublishError, nothing written. It
+ *     row-locks the machine (two publishers of one machine serialize here) and yields the
+ *     machine revision every row of the batch carries as rev_added — known before any row
+ *     is written, with no team-wide lock.
+ *  2. Deletes (sessions — their records explicitly first, to count them — then records),
+ *     session upserts, the record inserts (one INSERT … SELECT FROM unnest(column arrays):
+ *     no staging table; COPY FROM is refused by PostgreSQL for a role subject to RLS, and
+ *     porsager 3.4.9's COPY stream never settles when the server errors mid-COPY — a
+ *     publish hung forever, reproduced), superseded flips. This is the heavy part (the GIN
+ *     trigram index is maintained per row) and it runs concurrently across machines.
+ *  3. LAST, the team revision: `UPDATE team_state SET revision = revision + 1`, the batch's
+ *     row in intendant.batches (team revision → machine revision), tombstones and the
+ *     machine row's bookkeeping (destructive_rev is a team revision). The team_state row
+ *     lock is held from here to COMMIT only, so commits are serialized (team revision T
+ *     committed ⇒ every revision ≤ T committed: what cursors rely on) but inserts are not.
+ *     Measured before this order (lock taken before the inserts): 10 machines published no
+ *     faster than one (bench/RESULTS.md).
  * Writes go through RLS for a machine role: a row of another machine is refused by the
  * server (WITH CHECK) and the whole batch rolls back.
  */
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { StalePublishError } from "../errors.ts";
 import type { TeamSql } from "./connect.ts";
 import type { SessionDelete, SessionRow } from "./publish_diff.ts";
 import type { RecordRow } from "./record_row.ts";
-
-/** How record rows reach the TEMP stage. */
-export type StageMethod = "copy" | "unnest";
 
 /** Everything one transaction writes. */
 export interface BatchPlan {
@@ -71,15 +63,13 @@ export interface BatchResult {
   sessionsDeleted: number;
 }
 
-/** Test seam: runs inside the transaction after staging (a throw rolls everything back). */
+/**
+ * Test seam: runs inside the transaction after the rows are written, before the team
+ * revision and the commit (a throw rolls everything back).
+ */
 export type AfterStageHook = () => void | Promise<void>;
 
-const STAGE_COLUMNS = `session_key text NOT NULL, record_id text NOT NULL, ord integer NOT NULL,
-  source text NOT NULL, role smallint NOT NULL, ts_ms bigint NOT NULL, seq integer,
-  truncated boolean NOT NULL, subagent boolean NOT NULL, superseded boolean NOT NULL,
-  has_marks boolean NOT NULL, text text NOT NULL, nul_at integer[], folded text NOT NULL,
-  locator text NOT NULL`;
-const STAGE_NAMES = "session_key, record_id, ord, source, role, ts_ms, seq, truncated, " +
+const RECORD_NAMES = "session_key, record_id, ord, source, role, ts_ms, seq, truncated, " +
   "subagent, superseded, has_marks, text, nul_at, folded, locator";
 
 /** Throws StalePublishError when the CAS found another publisher's commit. */
@@ -94,41 +84,27 @@ function stale(machine: string, seen: number): StalePublishError {
 export async function applyBatch(
   sql: TeamSql,
   b: BatchPlan,
-  o: { stage?: StageMethod; afterStage?: AfterStageHook } = {},
+  o: { afterStage?: AfterStageHook } = {},
 ): Promise<BatchResult> {
   const m = b.machine;
   return await sql.begin(async (tx) => {
-    const cas = await tx<{ publish_seq: string }[]>`
-      UPDATE intendant.machines SET publish_seq = publish_seq + 1
+    const t = tx as unknown as TeamSql;
+    const cas = await tx<{ revision: string }[]>`
+      UPDATE intendant.machines SET publish_seq = publish_seq + 1, revision = revision + 1
       WHERE name = ${m} AND publish_seq = ${b.seenSeq}
-      RETURNING publish_seq`;
+      RETURNING revision`;
     if (cas.length === 0) throw stale(m, b.seenSeq);
-    if (b.inserts.length > 0) {
-      await tx.unsafe(`CREATE TEMP TABLE pub_stage (${STAGE_COLUMNS}) ON COMMIT DROP`);
-      if (o.stage === "copy") await stageCopy(tx as unknown as TeamSql, b.inserts);
-      else await stageUnnest(tx as unknown as TeamSql, b.inserts);
-    }
-    await o.afterStage?.();
-    const [st] = await tx<{ revision: string }[]>`
-      UPDATE intendant.team_state SET revision = revision + 1 RETURNING revision`;
-    const rev = Number(st!.revision);
+    const mrev = Number(cas[0]!.revision);
     let deleted = 0;
     let sessionsDeleted = 0;
-    if (b.sessionDeletes.length > 0) {
-      const keys = b.sessionDeletes.map((d) => d.key);
+    const sessionKeys = b.sessionDeletes.map((d) => d.key);
+    if (sessionKeys.length > 0) {
       const r = await tx`DELETE FROM intendant.records
-                         WHERE machine = ${m} AND session_key = ANY(${keys}::text[])`;
+                         WHERE machine = ${m} AND session_key = ANY(${sessionKeys}::text[])`;
       deleted += r.count;
       const s = await tx`DELETE FROM intendant.sessions
-                         WHERE machine = ${m} AND session_key = ANY(${keys}::text[])`;
+                         WHERE machine = ${m} AND session_key = ANY(${sessionKeys}::text[])`;
       sessionsDeleted = s.count;
-      const tomb = b.sessionDeletes.filter((d) => d.tombstone).map((d) => d.key);
-      if (tomb.length > 0) {
-        await tx`INSERT INTO intendant.tombstones (machine, session_key, rev)
-                 SELECT ${m}, k, ${rev} FROM unnest(${tomb}::text[]) AS k
-                 ON CONFLICT (machine, session_key)
-                 DO UPDATE SET rev = EXCLUDED.rev, deleted_at = now()`;
-      }
     }
     if (b.recordDeletes.length > 0) {
       const r = await tx`
@@ -138,20 +114,14 @@ export async function applyBatch(
         WHERE r.machine = ${m} AND r.session_key = d.k AND r.record_id = d.i`;
       deleted += r.count;
     }
-    const sessionsInserted = await upsertSessions(tx as unknown as TeamSql, m, rev, b.sessions);
+    const sessionsInserted = await upsertSessions(t, m, mrev, b.sessions);
     if (b.newSessions.length > 0) {
       await tx`DELETE FROM intendant.tombstones
                WHERE machine = ${m} AND session_key = ANY(${b.newSessions}::text[])`;
     }
-    let inserted = 0;
-    if (b.inserts.length > 0) {
-      const r = await tx.unsafe(
-        `INSERT INTO intendant.records (machine, ${STAGE_NAMES}, rev_added)
-         SELECT $1, ${STAGE_NAMES}, $2 FROM pg_temp.pub_stage`,
-        [m, rev],
-      );
-      inserted = r.count;
-    }
+    const inserted = b.inserts.length > 0
+      ? await insertRows(t, { machine: m, rev: mrev, rows: b.inserts })
+      : 0;
     let flipped = 0;
     if (b.flips.length > 0) {
       const r = await tx`
@@ -161,6 +131,21 @@ export async function applyBatch(
         WHERE r.machine = ${m} AND r.session_key = f.k AND r.record_id = f.i
           AND r.superseded <> f.s`;
       flipped = r.count;
+    }
+    await pruneBatches(t, m);
+    await o.afterStage?.();
+    // From here to COMMIT the team_state row is locked: keep it short (see the header).
+    const [st] = await tx<{ revision: string }[]>`
+      UPDATE intendant.team_state SET revision = revision + 1 RETURNING revision`;
+    const rev = Number(st!.revision);
+    await tx`INSERT INTO intendant.batches (team_rev, machine, machine_rev)
+             VALUES (${rev}, ${m}, ${mrev})`;
+    const tomb = b.sessionDeletes.filter((d) => d.tombstone).map((d) => d.key);
+    if (tomb.length > 0) {
+      await tx`INSERT INTO intendant.tombstones (machine, session_key, rev)
+               SELECT ${m}, k, ${rev} FROM unnest(${tomb}::text[]) AS k
+               ON CONFLICT (machine, session_key)
+               DO UPDATE SET rev = EXCLUDED.rev, deleted_at = now()`;
     }
     const destructive = b.destructive || deleted > 0 || flipped > 0;
     const [mach] = await tx<{ publish_seq: string }[]>`
@@ -185,6 +170,26 @@ export async function applyBatch(
       sessionsDeleted,
     };
   }) as BatchResult;
+}
+
+/** How long a machine's batch history is kept (cursors older than it answer 410). */
+export const BATCHES_KEEP_HOURS = 24;
+
+/**
+ * Drops this machine's batch rows older than BATCHES_KEEP_HOURS except the newest of them
+ * (it still answers "as of" any later revision), and records that row's team revision as
+ * machines.pruned_rev: a cursor pinned before it cannot be answered exactly (410).
+ */
+async function pruneBatches(tx: TeamSql, m: string): Promise<void> {
+  const [f] = await tx<{ floor: string | null }[]>`
+    SELECT max(team_rev) AS floor FROM intendant.batches
+    WHERE machine = ${m} AND at < now() - make_interval(hours => ${BATCHES_KEEP_HOURS})`;
+  if (f?.floor === null || f?.floor === undefined) return;
+  const gone = await tx`DELETE FROM intendant.batches
+                        WHERE machine = ${m} AND team_rev < ${f.floor}`;
+  if (gone.count > 0) {
+    await tx`UPDATE intendant.machines SET pruned_rev = ${f.floor} WHERE name = ${m}`;
+  }
 }
 
 /**
@@ -252,74 +257,43 @@ function txt(values: readonly (string | number | boolean | null)[]): (string | n
   );
 }
 
-/** COPY text format: one field (\N for null; backslash, tab, newline, CR escaped). */
-function copyField(v: string | number | boolean | null): string {
-  if (v === null) return "\\N";
-  if (typeof v === "boolean") return v ? "t" : "f";
-  if (typeof v === "number") return String(v);
-  return /[\\\t\n\r]/.test(v)
-    ? v.replace(
-      /[\\\t\n\r]/g,
-      (c) => c === "\\" ? "\\\\" : c === "\t" ? "\\t" : c === "\n" ? "\\n" : "\\r",
-    )
-    : v;
-}
-
-function copyLine(r: RecordRow): string {
-  return [
-    copyField(r.session_key),
-    copyField(r.record_id),
-    copyField(r.ord),
-    copyField(r.source),
-    copyField(r.role),
-    copyField(r.ts_ms),
-    copyField(r.seq),
-    copyField(r.truncated),
-    copyField(r.subagent),
-    copyField(r.superseded),
-    copyField(r.has_marks),
-    copyField(r.text),
-    r.nul_at === null ? "\\N" : `{${r.nul_at.join(",")}}`,
-    copyField(r.folded),
-    copyField(r.locator),
-  ].join("\t") + "\n";
-}
-
-/** Chunks of COPY text of about 1 MiB (few socket writes, bounded memory). */
-function* copyChunks(rows: readonly RecordRow[]): Generator<string> {
-  let buf = "";
-  for (const r of rows) {
-    buf += copyLine(r);
-    if (buf.length >= 1 << 20) {
-      yield buf;
-      buf = "";
-    }
-  }
-  if (buf.length > 0) yield buf;
-}
-
-async function stageCopy(tx: TeamSql, rows: readonly RecordRow[]): Promise<void> {
-  const w = await tx.unsafe(`COPY pg_temp.pub_stage (${STAGE_NAMES}) FROM STDIN`).writable();
-  await pipeline(Readable.from(copyChunks(rows)), w);
-}
-
-async function stageUnnest(tx: TeamSql, rows: readonly RecordRow[]): Promise<void> {
+/** The rows' columns as parameter arrays, in RECORD_NAMES order (text[] for non-text). */
+function columnArrays(rows: readonly RecordRow[]) {
   const col = <K extends keyof RecordRow>(k: K) => rows.map((r) => r[k]);
-  await tx`
-    INSERT INTO pg_temp.pub_stage (${tx.unsafe(STAGE_NAMES)})
-    SELECT k, i, o, src, role, ts, seq, tr, sub, sup, hm, t, na::int[], f, loc
-    FROM unnest(${col("session_key")}::text[], ${col("record_id")}::text[],
-                ${txt(col("ord"))}::text[]::int[], ${col("source")}::text[], ${
-    txt(col("role"))
-  }::text[]::smallint[],
-                ${txt(col("ts_ms"))}::text[]::bigint[], ${txt(col("seq"))}::text[]::int[], ${
-    txt(col("truncated"))
-  }::text[]::boolean[],
-                ${txt(col("subagent"))}::text[]::boolean[], ${
-    txt(col("superseded"))
-  }::text[]::boolean[],
-                ${txt(col("has_marks"))}::text[]::boolean[], ${col("text")}::text[],
-                ${rows.map((r) => r.nul_at === null ? null : `{${r.nul_at.join(",")}}`)}::text[],
-                ${col("folded")}::text[], ${col("locator")}::text[])
-      AS u(k, i, o, src, role, ts, seq, tr, sub, sup, hm, t, na, f, loc)`;
+  return [
+    col("session_key"),
+    col("record_id"),
+    txt(col("ord")),
+    col("source"),
+    txt(col("role")),
+    txt(col("ts_ms")),
+    txt(col("seq")),
+    txt(col("truncated")),
+    txt(col("subagent")),
+    txt(col("superseded")),
+    txt(col("has_marks")),
+    col("text"),
+    rows.map((r) => r.nul_at === null ? null : `{${r.nul_at.join(",")}}`),
+    col("folded"),
+    col("locator"),
+  ];
+}
+
+const UNNEST_SELECT = `SELECT $1, k, i, o::int, src, role::smallint, ts::bigint, seq::int,
+    tr::boolean, sub::boolean, sup::boolean, hm::boolean, t, na::int[], f, loc, $2
+  FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+              $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[],
+              $15::text[], $16::text[], $17::text[])
+    AS u(k, i, o, src, role, ts, seq, tr, sub, sup, hm, t, na, f, loc)`;
+
+/** Inserts `rows` into intendant.records with rev_added = rev; returns the count. */
+async function insertRows(
+  tx: TeamSql,
+  o: { machine: string; rev: number; rows: readonly RecordRow[] },
+): Promise<number> {
+  const r = await tx.unsafe(
+    `INSERT INTO intendant.records (machine, ${RECORD_NAMES}, rev_added) ${UNNEST_SELECT}`,
+    [o.machine, o.rev, ...columnArrays(o.rows)] as never[],
+  );
+  return r.count;
 }

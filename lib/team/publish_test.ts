@@ -11,10 +11,9 @@
 import assert from "node:assert/strict";
 import { withPgCluster } from "../../tests/helpers/pg_cluster.ts";
 import { PV, record, update, withTempDir } from "../../tests/helpers/store_fixtures.ts";
+import { assertMirror } from "../../tests/helpers/team_mirror.ts";
 import { StalePublishError } from "../errors.ts";
 import {
-  decodeRecords,
-  deriveActive,
   type MessageRecord,
   openStore,
   type Store,
@@ -30,70 +29,6 @@ import { parseTeamUrl } from "./team_url.ts";
 
 async function localStore(dir: string): Promise<Store> {
   return await openStore({ root: dir, parserVersion: PV, windowDays: null, lock: "none" });
-}
-
-/** Every local record of `store` as the server must hold it: key → id → [superseded, ord, text]. */
-async function localView(
-  store: Store,
-): Promise<Map<string, Map<string, [boolean, number, string]>>> {
-  const m = await store.readManifest();
-  const out = new Map<string, Map<string, [boolean, number, string]>>();
-  for (const [key, e] of Object.entries(m.sessions)) {
-    const recs: MessageRecord[] = [];
-    const marks: SupersessionMark[] = [];
-    for (const g of e.generations) {
-      const v = await store.loadSegment(g);
-      recs.push(...decodeRecords(v));
-      marks.push(...v.marks);
-    }
-    const active = deriveActive(recs, marks);
-    out.set(
-      key,
-      new Map(
-        recs.map((r, i) => [r.id.replaceAll("\u0000", "\uFFFD"), [!active[i], r.order, r.text]]),
-      ),
-    );
-  }
-  return out;
-}
-
-/** Asserts the server's rows of `machine` equal the local store's (no dup, none lost). */
-async function assertMirror(sql: TeamSql, machine: string, store: Store): Promise<void> {
-  const local = await localView(store);
-  const rows = await sql<
-    {
-      session_key: string;
-      record_id: string;
-      superseded: boolean;
-      ord: number;
-      text: string;
-      nul_at: number[] | null;
-    }[]
-  >`
-    SELECT session_key, record_id, superseded, ord, text, nul_at FROM intendant.records
-    WHERE machine = ${machine}`;
-  const server = new Map<string, Map<string, [boolean, number, string]>>();
-  for (const r of rows) {
-    if (!server.has(r.session_key)) server.set(r.session_key, new Map());
-    server.get(r.session_key)!.set(r.record_id, [
-      r.superseded,
-      r.ord,
-      restoreText(r.text, r.nul_at),
-    ]);
-  }
-  const sessions = await sql<{ session_key: string; records: number }[]>`
-    SELECT session_key, records FROM intendant.sessions WHERE machine = ${machine}`;
-  assert.deepEqual(
-    sessions.map((s) => s.session_key).sort(),
-    [...local.keys()].sort(),
-    `${machine}: session keys`,
-  );
-  for (const s of sessions) assert.equal(s.records, local.get(s.session_key)!.size);
-  assert.deepEqual(server, new Map([...local].filter(([, v]) => v.size > 0)), `${machine}: rows`);
-  const [mach] = await sql<{ records: string; sessions: string }[]>`
-    SELECT records, sessions FROM intendant.machines WHERE name = ${machine}`;
-  assert.equal(Number(mach!.records), rows.length, `${machine}: records counter`);
-  assert.equal(Number(mach!.sessions), sessions.length, `${machine}: sessions counter`);
 }
 
 async function machineRow(sql: TeamSql, name: string) {
@@ -135,13 +70,13 @@ Deno.test("team publish: two machines, append, marks, tombstone, crash, race, RL
         const a = await localStore(`${dir}/a`);
         const b = await localStore(`${dir}/b`);
         const pub = (store: Store, machine: string, o: Partial<PublisherOptions> = {}) =>
-          createPublisher({ db: admin, store, machine, binaryVersion: "t1", stage: "copy", ...o });
+          createPublisher({ db: admin, store, machine, binaryVersion: "t1", ...o });
         // --- Two machines, one of them with the SAME session key, and U+0000 text.
         const nulText = "before\u0000after \u0000 end";
         const s1 = Array.from({ length: 10 }, (_, i) => record("s1", i));
         s1[3] = record("s1", 3, { text: nulText });
-        // COPY text format escapes (tab, newline, CR, backslash, a literal \N) and U+0000,
-        // through both staging methods: A stages with COPY, B with unnest (the default).
+        // Text that would need escaping in any text wire format (tab, newline, CR, backslash,
+        // a literal \N) and U+0000.
         const hostile = "tab\there\nnew\r\\N back\\slash \u0000 ü e\u0301";
         s1[4] = record("s1", 4, { text: hostile });
         await a.publish([
@@ -161,7 +96,7 @@ Deno.test("team publish: two machines, append, marks, tombstone, crash, race, RL
         assert.equal(ra.records_inserted, 15);
         assert.equal(ra.sessions_changed, 2);
         assert.ok(ra.batches >= 4, `15 rows in batches of 4: ${ra.batches}`);
-        const rb = await pub(b, "laptop-b", { stage: "unnest" }).publish();
+        const rb = await pub(b, "laptop-b").publish();
         assert.equal(rb.records_inserted, 7);
         await assertMirror(admin.sql, "laptop-a", a);
         await assertMirror(admin.sql, "laptop-b", b);
@@ -211,7 +146,8 @@ Deno.test("team publish: two machines, append, marks, tombstone, crash, race, RL
         assert.equal((await machineRow(admin.sql, "laptop-a")).destructive, d0);
         const [fresh] = await admin.sql<{ n: number }[]>`
           SELECT count(*)::int AS n FROM intendant.records
-          WHERE machine = 'laptop-a' AND rev_added = ${rApp.revision!}`;
+          WHERE machine = 'laptop-a' AND rev_added = (SELECT machine_rev FROM intendant.batches
+            WHERE team_rev = ${rApp.revision!} AND machine = 'laptop-a')`;
         assert.equal(fresh!.n, 3);
         await assertMirror(admin.sql, "laptop-a", a);
 

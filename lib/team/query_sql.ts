@@ -11,7 +11,7 @@
  *    built from the \p{M} ranges of this runtime's Unicode tables plus U+1160–U+11FF —
  *    the same tables the local engine's marksTable() reads, so both engines agree;
  *  - filters: role, source, machine, time bounds (retention cutoff folded in),
- *    supersession, the team revision a cursor pins (`rev_added <= R`) and the project
+ *    supersession, the revision a cursor pins (per machine, `rev_added <= R[machine]`) and the project
  *    (folded substring of sessions.project_folded).
  * Invariants: every value travels as a bind parameter ($n), never spliced into the text;
  * needles never hold U+0000 (parse_query drops it), and a project filter's U+0000 is sent
@@ -102,8 +102,12 @@ export interface RecordFilter {
   includeSuperseded: boolean;
   /** Folded project substring, or null. */
   project: string | null;
-  /** Only rows published at or before this team revision. */
-  rev: number;
+  /**
+   * A cursor page: only rows published as of its team revision — per machine, rows with
+   * rev_added ≤ that machine's revision then (team_search.ts asOfVector). Null on a first
+   * page: its transaction's snapshot IS "as of" the revision it read.
+   */
+  asOf: { machines: readonly string[]; revs: readonly number[] } | null;
 }
 
 /**
@@ -111,7 +115,14 @@ export interface RecordFilter {
  * `r`: every needle (LIKE, plus the boundary recheck on has_marks rows) and every filter.
  */
 export function recordConditions(f: RecordFilter, p: SqlParams, r = "r"): string {
-  const c: string[] = [`${r}.rev_added <= ${p.add(f.rev)}`];
+  const c: string[] = [];
+  if (f.asOf) {
+    // A machine absent from the vector had published nothing then: none of its rows.
+    const arms = f.asOf.machines.map((m, i) =>
+      `WHEN ${p.add(m)} THEN ${p.add(f.asOf!.revs[i]!)}::bigint`
+    ).join(" ");
+    c.push(arms ? `${r}.rev_added <= CASE ${r}.machine ${arms} ELSE -1 END` : "false");
+  }
   for (const n of f.needles) {
     c.push(`${r}.folded LIKE ${p.add(likeContains(n))}`);
     c.push(`(NOT ${r}.has_marks OR ${r}.folded ~ ${p.add(boundaryRegex(n))})`);
@@ -138,10 +149,12 @@ export function recordConditions(f: RecordFilter, p: SqlParams, r = "r"): string
 
 /**
  * The session-level conditions of alias `s` the newest-first walk can apply before
- * reading any record: machine, source, project, time bounds, revision.
+ * reading any record: machine, source, project, time bounds.
  */
 export function sessionConditions(f: RecordFilter, p: SqlParams, s = "s"): string {
-  const c: string[] = [`${s}.rev_added <= ${p.add(f.rev)}`];
+  // No revision here: a session published after a cursor's revision is walked, and its
+  // records (recordConditions) are not counted.
+  const c: string[] = ["true"];
   if (f.sources) c.push(`${s}.source = ANY(${p.add([...f.sources])}::text[])`);
   if (f.machines) c.push(`${s}.machine = ANY(${p.add([...f.machines])}::text[])`);
   if (f.from !== null) c.push(`${s}.newest_ts_ms >= ${p.add(f.from)}`);

@@ -76,10 +76,12 @@ Deno.test("recordConditions binds every value as a parameter", () => {
     to: 9,
     includeSuperseded: false,
     project: "/p'\u0000",
-    rev: 3,
+    asOf: { machines: ["a'--", "b"], revs: [3, 4] },
   }, p);
   assert.ok(!text.includes("reilly") && !text.includes("codex") && !text.includes("/p"));
+  assert.ok(!text.includes("a'--"), "machine names of the as-of vector are parameters");
+  assert.match(text, /r\.rev_added <= CASE r\.machine WHEN \$1 THEN \$2::bigint WHEN \$3/);
   assert.ok(text.includes("NOT r.superseded") && text.includes("r.role = $"));
   assert.ok(p.values.includes("%/p'\uFFFD%"), "U+0000 in a project travels as U+FFFD");
-  assert.equal(p.values[0], 3);
+  assert.deepEqual(p.values.slice(0, 4), ["a'--", 3, "b", 4]);
 });

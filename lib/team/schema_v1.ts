@@ -7,19 +7,28 @@
  *
  * Tables:
  *  - schema_version  one row per applied migration (version, applied_at, by whom);
- *  - team_state      one row: `revision`, bumped by every publish batch inside its
- *                    transaction. The row lock serializes batch COMMITS, so revision R
- *                    committed implies every revision ≤ R committed: a cursor pinned to R
- *                    pages "as of R" (`rev_added <= R`) and never skips or repeats a
- *                    session because of a later publish;
+ *  - team_state      one row: the team `revision`, bumped by every publish batch at its
+ *                    very END (after its rows are written, just before COMMIT). The row
+ *                    lock serializes only those last statements and the commit, so revision
+ *                    T committed implies every revision ≤ T committed — the cursor
+ *                    invariant — while the machines' heavy inserts (GIN maintenance) run
+ *                    concurrently (measured: bench/RESULTS.md);
  *  - machines        one row per machine: the database role allowed to write its rows,
  *                    `publish_seq` (the watermark compare-and-set: every batch bumps it
  *                    only if it still has the value its writer read, so a stale writer is
- *                    refused), the local manifest revision last published, counters for
- *                    `team status`, and `destructive_rev`: the team revision of the last
+ *                    refused), `revision` (the machine's own batch counter, bumped by the
+ *                    same CAS statement: rows carry it as rev_added, known before any row
+ *                    is written), the local manifest revision last published, counters for
+ *                    `team status`, and `destructive_rev`: the TEAM revision of the last
  *                    change that can move an already-served row (a supersession flip, a
  *                    deleted or rewritten record, a tombstone, retention). A cursor pinned
  *                    before it answers 410;
+ *  - batches         (team revision, machine, machine revision) of every batch: "as of team
+ *                    revision T" means, per machine, rows with rev_added ≤ the highest
+ *                    machine revision of a batch at or before T (team_search.ts). A
+ *                    publisher prunes its machine's rows older than a day but the newest
+ *                    of them and records that row's team revision as machines.pruned_rev:
+ *                    a cursor older than it answers 410 (publish_batch.ts);
  *  - sessions        one row per (machine, session_key) with the display facts, `sig` (the
  *                    local generations list it was published from: a changed sig is the
  *                    publisher's cue to diff the session), the supersession marks (for the
@@ -27,7 +36,9 @@
  *  - records         one row per MessageRecord: the ORIGINAL text and the app-FOLDED text
  *                    (lib/message_search fold: per-character lowercase + NFD), `superseded`
  *                    materialized by the owning machine, the flags, the encoded locator and
- *                    `rev_added`. The GIN trigram index is on `folded` (plain LIKE over the
+ *                    `rev_added` (its machine's revision). No foreign key to sessions: the
+ *                    publisher deletes a session's records itself in the same transaction,
+ *                    and a per-row RI check cost ~20 µs a row of a publish (measured). The GIN trigram index is on `folded` (plain LIKE over the
  *                    folded column gives exactly the app's matches; ILIKE on raw text misses
  *                    NFD spellings). `has_marks` says the folded text contains a combining
  *                    mark or medial jamo, the only rows where the app's boundary rule
@@ -68,14 +79,16 @@ CREATE TABLE intendant.team_state (
 INSERT INTO intendant.team_state (id, revision) VALUES (true, 0);
 
 CREATE TABLE intendant.machines (
-  name text PRIMARY KEY CHECK (name ~ '^[A-Za-z0-9._-]{1,64}$'),
+  name text COLLATE "C" PRIMARY KEY CHECK (name ~ '^[A-Za-z0-9._-]{1,64}$'),
   role_name text NOT NULL DEFAULT current_user,
   created_at timestamptz NOT NULL DEFAULT now(),
   publish_seq bigint NOT NULL DEFAULT 0,
+  revision bigint NOT NULL DEFAULT 0,
   local_revision bigint,
   last_publish_at timestamptz,
   last_publish_rev bigint,
   destructive_rev bigint NOT NULL DEFAULT 0,
+  pruned_rev bigint NOT NULL DEFAULT 0,
   sessions bigint NOT NULL DEFAULT 0,
   records bigint NOT NULL DEFAULT 0,
   newest_ts_ms bigint,
@@ -83,8 +96,8 @@ CREATE TABLE intendant.machines (
 );
 
 CREATE TABLE intendant.sessions (
-  machine text NOT NULL REFERENCES intendant.machines (name),
-  session_key text NOT NULL,
+  machine text COLLATE "C" NOT NULL REFERENCES intendant.machines (name),
+  session_key text COLLATE "C" NOT NULL,
   source text NOT NULL,
   session_id text NOT NULL,
   title text,
@@ -104,9 +117,9 @@ CREATE TABLE intendant.sessions (
 CREATE INDEX sessions_newest ON intendant.sessions (newest_ts_ms DESC, machine, session_key);
 
 CREATE TABLE intendant.records (
-  machine text NOT NULL,
-  session_key text NOT NULL,
-  record_id text NOT NULL,
+  machine text COLLATE "C" NOT NULL,
+  session_key text COLLATE "C" NOT NULL,
+  record_id text COLLATE "C" NOT NULL,
   ord integer NOT NULL,
   source text NOT NULL,
   role smallint NOT NULL CHECK (role IN (1, 2)),
@@ -121,12 +134,18 @@ CREATE TABLE intendant.records (
   folded text NOT NULL,
   locator text NOT NULL,
   rev_added bigint NOT NULL,
-  PRIMARY KEY (machine, session_key, record_id),
-  FOREIGN KEY (machine, session_key) REFERENCES intendant.sessions (machine, session_key)
-    ON DELETE CASCADE
+  PRIMARY KEY (machine, session_key, record_id)
 );
 CREATE INDEX records_folded_trgm ON intendant.records USING gin (folded gin_trgm_ops);
-CREATE INDEX records_session_ts ON intendant.records (machine, session_key, ts_ms DESC, ord DESC);
+
+CREATE TABLE intendant.batches (
+  team_rev bigint NOT NULL,
+  machine text COLLATE "C" NOT NULL,
+  machine_rev bigint NOT NULL,
+  at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (team_rev, machine)
+);
+CREATE INDEX batches_machine ON intendant.batches (machine, team_rev);
 
 CREATE TABLE intendant.tombstones (
   machine text NOT NULL REFERENCES intendant.machines (name),
@@ -171,6 +190,12 @@ CREATE POLICY own_update ON intendant.records FOR UPDATE
   USING (intendant.owns_machine(machine)) WITH CHECK (intendant.owns_machine(machine));
 CREATE POLICY own_delete ON intendant.records FOR DELETE USING (intendant.owns_machine(machine));
 
+ALTER TABLE intendant.batches ENABLE ROW LEVEL SECURITY;
+CREATE POLICY read_all ON intendant.batches FOR SELECT USING (true);
+CREATE POLICY own_insert ON intendant.batches FOR INSERT
+  WITH CHECK (intendant.owns_machine(machine));
+CREATE POLICY own_delete ON intendant.batches FOR DELETE USING (intendant.owns_machine(machine));
+
 ALTER TABLE intendant.tombstones ENABLE ROW LEVEL SECURITY;
 CREATE POLICY read_all ON intendant.tombstones FOR SELECT USING (true);
 CREATE POLICY own_insert ON intendant.tombstones FOR INSERT
@@ -194,5 +219,6 @@ GRANT INSERT, UPDATE ON intendant.machines TO intendant_publisher;
 GRANT UPDATE ON intendant.team_state TO intendant_publisher;
 GRANT INSERT, UPDATE, DELETE ON intendant.sessions, intendant.records, intendant.tombstones
   TO intendant_publisher;
+GRANT INSERT, DELETE ON intendant.batches TO intendant_publisher;
 GRANT EXECUTE ON FUNCTION intendant.owns_machine(text) TO intendant_publisher;
 `;

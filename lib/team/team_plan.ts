@@ -116,13 +116,19 @@ export async function timed<T extends readonly unknown[]>(
   // statement_timeout is an integer of ms; 0 disables it.
   const ms = Number.isFinite(left) ? Math.max(1, Math.ceil(left)) : 0;
   await tx.unsafe(`SET LOCAL statement_timeout = ${ms}`);
+  let rows: T;
   try {
-    return await tx.unsafe(text, params as never[]) as unknown as T;
+    rows = await tx.unsafe(text, params as never[]) as unknown as T;
   } catch (e) {
     // 57014 query_canceled: the statement timeout fired.
     if ((e as { code?: string })?.code === "57014") throw new BudgetSpent();
     throw e;
   }
+  // The timeout is lifted again at once: left in force, it would cancel the plan's own
+  // bookkeeping statements (SAVEPOINT, RELEASE) once the budget is nearly spent — an error
+  // outside any BudgetSpent guard (seen in bench:team on a 2-character CJK needle).
+  if (ms !== 0) await tx.unsafe(`SET LOCAL statement_timeout = 0`);
+  return rows;
 }
 
 /** Which plan answers `f`: newest-first when no needle has a trigram or one is common. */

@@ -8,8 +8,10 @@
  *     the scope "team" and the sorted machine filter, so neither a local cursor nor a
  *     cursor of another machine set opens here (InvalidCursorError);
  *  2. runs in ONE read-only REPEATABLE READ transaction (one snapshot for the revision,
- *     the expiry check, the plan and the hits): page 1 reads team_state.revision R; a
- *     cursor carries R and every query adds `rev_added <= R`, so later publishes neither
+ *     the expiry check, the plan and the hits): page 1 reads team_state.revision R (its
+ *     snapshot shows exactly the rows of batches ≤ R); a cursor carries R and every query
+ *     of a cursor page keeps, per machine, rows with rev_added ≤ that machine's revision at
+ *     R (asOfVector, from intendant.batches), so later publishes neither
  *     appear in nor disturb its pages. Expiry (CursorExpiredError, 410) only when a machine
  *     in scope made a destructive change after R (max(destructive_rev) > R);
  *  3. picks a plan (team_plan.ts) and fetches the shown hits; renders (team_render.ts).
@@ -31,7 +33,7 @@ import {
   type SearchRequest,
   type SearchResponse,
 } from "../message_search/mod.ts";
-import type { TeamDb } from "./connect.ts";
+import type { TeamDb, TeamSql } from "./connect.ts";
 import { MACHINE_NAME_MAX } from "./machine_name.ts";
 import type { RecordFilter } from "./query_sql.ts";
 import {
@@ -170,9 +172,10 @@ export function createTeamSearch(o: TeamSearchOptions): TeamSearch {
       );
       const latest = Number(st!.revision);
       const rev = cur ? cur.rev : latest;
+      let asOf: RecordFilter["asOf"] = null;
       if (cur) {
-        const [d] = await tx.unsafe<{ d: string | null }[]>(
-          `SELECT max(destructive_rev) AS d FROM intendant.machines` +
+        const [d] = await tx.unsafe<{ d: string | null; p: string | null }[]>(
+          `SELECT max(destructive_rev) AS d, max(pruned_rev) AS p FROM intendant.machines` +
             (machines ? ` WHERE name = ANY($1::text[])` : ""),
           machines ? [machines] : [],
         );
@@ -183,7 +186,15 @@ export function createTeamSearch(o: TeamSearchOptions): TeamSearch {
               `${destructive}, after the cursor's revision ${cur.rev}`,
           );
         }
+        // The batch history that says what "as of" the cursor's revision means was pruned
+        // (older than a day): such a cursor can no longer page exactly.
+        if (Number(d?.p ?? 0) > cur.rev) {
+          throw new CursorExpiredError(
+            `Cursor expired: revision ${cur.rev} is older than the team's batch history`,
+          );
+        }
         if (cur.rev > latest) throw new InvalidCursorError("Cursor names a future revision");
+        asOf = await asOfVector(tx as unknown as TeamSql, { rev: cur.rev, machines });
       }
       if (latest === 0) return { rev, building: true as const };
       const filter: RecordFilter = {
@@ -195,7 +206,7 @@ export function createTeamSearch(o: TeamSearchOptions): TeamSearch {
         to: nreq.until,
         includeSuperseded: nreq.includeSuperseded,
         project: nreq.project,
-        rev,
+        asOf,
       };
       const pos = cur?.pos ?? null;
       let scan: TeamScan;
@@ -249,4 +260,22 @@ export function createTeamSearch(o: TeamSearchOptions): TeamSearch {
   }
 
   return { search };
+}
+
+/**
+ * What "as of team revision `rev`" means per machine: the machine revision of its last
+ * batch at or before `rev` (intendant.batches). Batches commit in team-revision order
+ * (publish_batch.ts), so every row a machine wrote up to that machine revision was
+ * visible at `rev` — and nothing after it.
+ */
+async function asOfVector(
+  tx: TeamSql,
+  o: { rev: number; machines: readonly string[] | null },
+): Promise<{ machines: string[]; revs: number[] }> {
+  const rows = await tx.unsafe<{ machine: string; mrev: string }[]>(
+    `SELECT machine, max(machine_rev) AS mrev FROM intendant.batches WHERE team_rev <= $1` +
+      (o.machines ? ` AND machine = ANY($2::text[])` : "") + ` GROUP BY machine`,
+    o.machines ? [o.rev, [...o.machines]] : [o.rev],
+  );
+  return { machines: rows.map((r) => r.machine), revs: rows.map((r) => Number(r.mrev)) };
 }

@@ -32,13 +32,14 @@ import {
   type SupersessionMark,
 } from "../message_search/mod.ts";
 import { withPgCluster } from "../../tests/helpers/pg_cluster.ts";
+import { loadTeamRows } from "../../tests/helpers/team_rows.ts";
 import { prng } from "../../tests/helpers/store_fixtures.ts";
 import { withTempDir } from "../../tests/helpers/temp.ts";
 import { openTeamDb, type TeamDb } from "./connect.ts";
 import { migrateTeamDb } from "./migrate.ts";
-import { pgLabel, RECORD_COLUMNS, type RecordRow, toRecordRow } from "./record_row.ts";
+import { RECORD_COLUMNS, toRecordRow } from "./record_row.ts";
 import { loadRemoteSession } from "./remote_session.ts";
-import { compareUtf8 } from "./team_plan.ts";
+import { compareUtf8, timed } from "./team_plan.ts";
 import {
   createTeamSearch,
   type TeamSearchGroup,
@@ -156,34 +157,11 @@ function corpus(): Sess[] {
 }
 
 async function loadReplica(db: TeamDb, sessions: readonly Sess[], rev: number): Promise<void> {
-  const { sql } = db;
-  for (const s of sessions) {
-    const active = deriveActive(s.recs, s.marks);
-    await sql`INSERT INTO intendant.machines (name) VALUES (${s.machine}) ON CONFLICT DO NOTHING`;
-    const ts = s.recs.map((r) => r.ts_ms);
-    await sql`INSERT INTO intendant.sessions (machine, session_key, source, session_id, title,
-        project, project_folded, newest_ts_ms, oldest_ts_ms, records, sig, marks, rev_added,
-        rev_changed)
-      VALUES (${s.machine}, ${s.key}, ${s.source}, ${s.id}, ${`title ${s.id}`}, ${s.project},
-        ${pgLabel(fold(s.project))}, ${Math.max(...ts)}, ${Math.min(...ts)}, ${s.recs.length},
-        'sig', ${sql.json(s.marks as never)}, ${rev}, ${rev})`;
-    const rows: RecordRow[] = s.recs.map((r, i) =>
-      toRecordRow(r, { machine: s.machine, sessionKey: s.key, superseded: !active[i], rev })
-    );
-    const params: unknown[] = [];
-    const tuples = rows.map((row) =>
-      `(${
-        RECORD_COLUMNS.map((c) => `$${params.push(row[c])}${c === "nul_at" ? "::int[]" : ""}`).join(
-          ", ",
-        )
-      })`
-    );
-    await sql.unsafe(
-      `INSERT INTO intendant.records (${RECORD_COLUMNS.join(", ")}) VALUES ${tuples.join(", ")}`,
-      params as never[],
-    );
-  }
-  await sql`UPDATE intendant.team_state SET revision = GREATEST(revision, ${rev})`;
+  await loadTeamRows(
+    db,
+    sessions.map((s) => ({ ...s, title: `title ${s.id}`, marks: s.marks })),
+    rev,
+  );
 }
 
 /** Every page of a team search (limit as given), asserting no timeouts. */
@@ -514,5 +492,24 @@ Deno.test("team search equals the local engine over the union of two machines", 
         await db.close();
       }
     });
+  });
+});
+
+Deno.test("team plan: a statement's time budget never outlives the statement", async () => {
+  // A budget left in force would cancel the plan's own SAVEPOINT/RELEASE once nearly
+  // spent (bench:team met it on a 2-character CJK needle): after timed(), the
+  // transaction's statement_timeout is off again.
+  await withPgCluster(async (pg) => {
+    const db = await openTeamDb(parseTeamUrl(pg.url));
+    try {
+      const after = await db.sql.begin(async (tx) => {
+        await timed(tx as never, { left: () => 3 }, "SELECT 1", []);
+        const [r] = await tx.unsafe<{ statement_timeout: string }[]>(`SHOW statement_timeout`);
+        return r!.statement_timeout;
+      });
+      assert.equal(after, "0");
+    } finally {
+      await db.close();
+    }
   });
 });

@@ -7,13 +7,12 @@
  * one TeamDb), and the real Hono app over an empty local index with that team dependency.
  * Nothing is mocked.
  */
+import { loadTeamRows } from "./team_rows.ts";
 import { join } from "node:path";
 import { resolveConfig } from "../../lib/config.ts";
 import {
   createMessageIndex,
   createSearchEngine,
-  deriveActive,
-  fold,
   hash16Of,
   type MessageRecord,
   type Source,
@@ -26,12 +25,8 @@ import {
   openTeamDb,
   parseTeamUrl,
   readTeamStatus,
-  RECORD_COLUMNS,
-  type RecordRow,
   type TeamDb,
-  toRecordRow,
 } from "../../lib/team/mod.ts";
-import { pgLabel } from "../../lib/team/record_row.ts";
 import { hermeticEnv } from "./temp.ts";
 
 /** One session of one pretend machine. */
@@ -84,36 +79,19 @@ export async function seedReplica(
   sessions: readonly ReplicaSession[],
   rev: number,
 ): Promise<void> {
-  const { sql } = db;
-  for (const s of sessions) {
-    const recs = recordsOf(s);
-    const active = deriveActive(recs, []);
-    await sql`INSERT INTO intendant.machines (name) VALUES (${s.machine}) ON CONFLICT DO NOTHING`;
-    const ts = recs.map((r) => r.ts_ms);
-    await sql`INSERT INTO intendant.sessions (machine, session_key, source, session_id, title,
-        project, project_folded, newest_ts_ms, oldest_ts_ms, records, sig, marks, rev_added,
-        rev_changed)
-      VALUES (${s.machine}, ${keyOf(s)}, ${s.source}, ${s.id}, ${s.title}, ${s.project},
-        ${pgLabel(fold(s.project))}, ${Math.max(...ts)}, ${Math.min(...ts)}, ${recs.length},
-        'sig', ${sql.json([])}, ${rev}, ${rev})`;
-    const rows: RecordRow[] = recs.map((r, i) =>
-      toRecordRow(r, { machine: s.machine, sessionKey: keyOf(s), superseded: !active[i], rev })
-    );
-    const params: unknown[] = [];
-    const tuples = rows.map((row) =>
-      `(${
-        RECORD_COLUMNS.map((c) => `$${params.push(row[c])}${c === "nul_at" ? "::int[]" : ""}`)
-          .join(", ")
-      })`
-    );
-    await sql.unsafe(
-      `INSERT INTO intendant.records (${RECORD_COLUMNS.join(", ")}) VALUES ${tuples.join(", ")}`,
-      params as never[],
-    );
-    await sql`UPDATE intendant.machines SET last_publish_at = now(), last_publish_rev = ${rev},
-        sessions = sessions + 1, records = records + ${recs.length} WHERE name = ${s.machine}`;
-  }
-  await sql`UPDATE intendant.team_state SET revision = GREATEST(revision, ${rev})`;
+  await loadTeamRows(
+    db,
+    sessions.map((s) => ({
+      machine: s.machine,
+      key: keyOf(s),
+      source: s.source,
+      id: s.id,
+      title: s.title,
+      project: s.project,
+      recs: recordsOf(s),
+    })),
+    rev,
+  );
 }
 
 /** A destructive change on `machine` at a new team revision (what a tombstone does). */
