@@ -137,6 +137,8 @@ CREATE TABLE intendant.records (
   PRIMARY KEY (machine, session_key, record_id)
 );
 CREATE INDEX records_folded_trgm ON intendant.records USING gin (folded gin_trgm_ops);
+-- A session's records newest first: the newest-first plan's hits stop at the third match.
+CREATE INDEX records_session_ts ON intendant.records (machine, session_key, ts_ms DESC, ord DESC);
 
 CREATE TABLE intendant.batches (
   team_rev bigint NOT NULL,
@@ -160,6 +162,16 @@ CREATE TABLE intendant.settings (
   value text
 );
 INSERT INTO intendant.settings (key, value) VALUES ('retention_days', NULL);
+
+-- Moves the trigram index's pending list into the index proper AND returns its pages to the
+-- free space map (gin_clean_pending_list). Publishers call it after each batch: an inserting
+-- backend that cleans the list itself does not recycle the pages until a VACUUM, and ten
+-- machines publishing at once grew the index 3.4× (936 MB against 274 MB, bench corpus).
+-- SECURITY DEFINER: the function needs the index's owner; callers only get this call.
+CREATE FUNCTION intendant.clean_pending() RETURNS bigint
+  LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+  AS $$ SELECT gin_clean_pending_list('intendant.records_folded_trgm'::regclass) $$;
+REVOKE ALL ON FUNCTION intendant.clean_pending() FROM PUBLIC;
 
 -- A machine's role owns the machines it is named on. SECURITY DEFINER is not needed: every
 -- role may read machines.
@@ -221,4 +233,5 @@ GRANT INSERT, UPDATE, DELETE ON intendant.sessions, intendant.records, intendant
   TO intendant_publisher;
 GRANT INSERT, DELETE ON intendant.batches TO intendant_publisher;
 GRANT EXECUTE ON FUNCTION intendant.owns_machine(text) TO intendant_publisher;
+GRANT EXECUTE ON FUNCTION intendant.clean_pending() TO intendant_publisher;
 `;

@@ -4,10 +4,9 @@
  * limit+1 groups strictly after the cursor position, in page order (best_ts_ms DESC,
  * machine ASC, session_key ASC, strings in UTF-8 byte order), each with its exact
  * total_hits — and differ only in cost:
- *  - trigram: one aggregate `GROUP BY machine, session_key` over the GIN-narrowed rows,
- *    ordered and cut in SQL. Cost grows with the number of matching rows, so it is used
- *    only when some needle has a trigram and a capped probe finds fewer than
- *    COMMON_PROBE_CAP matching rows;
+ *  - trigram: the matching rows (GIN-narrowed), read once and capped at COMMON_PROBE_CAP,
+ *    aggregated `GROUP BY machine, session_key`, ordered and cut in SQL; when the cap is
+ *    reached the needle is common and the page goes to the walk instead (trigramPlan);
  *  - newest-first: walks intendant.sessions by newest_ts_ms DESC in batches and
  *    aggregates each batch's sessions through the (machine, session_key, ts_ms) index —
  *    the local engine's scan order and early exit (query/run_scan.ts): once the page
@@ -18,29 +17,20 @@
  * of the budget (0 = none for `complete`); the walk also checks the clock between
  * batches. A timeout ends the page "timeout" (the caller mints no cursor).
  *
- * Plans seen with EXPLAIN (ANALYZE) on PostgreSQL 15, 6,000 synthetic rows in 120 sessions
- * over two machines (throwaway cluster, ANALYZEd):
- *  - trigram, rare word and AND: the planner picks a Seq Scan (the table is a few hundred
- *    pages, cheaper than the GIN bitmap at this size) → Hash/GroupAggregate → top-N
- *    sort; 1.7–2.2 ms. The GIN path only wins on big tables: NOT yet verified here at
- *    530k rows (bench:team's job) — the issue's feasibility run measured it there;
- *  - probe of a stopword ("the"): Limit over the same scan, stops at the cap (1.6 ms);
- *  - newest-first batch ("ok", 64 sessions): Seq Scan + sort of sessions (120 rows; the
- *    sessions_newest index is expected at more sessions), then per session a Bitmap
- *    Index Scan on records_session_ts and the LIKE as a filter, Aggregate; 2.4 ms.
- * The boundary regex appears only as `(NOT has_marks OR folded ~ …)` filter terms and is
- * evaluated for has_marks rows only.
- * The 530k-message figures are bench:team's job (bench/RESULTS.md).
+ * Measured on the 530k-message bench replica (10 machines, PostgreSQL 15, ANALYZEd;
+ * bench:team, bench/RESULTS.md): a rare word is a Bitmap Index Scan on records_folded_trgm
+ * (16 rows) → GroupAggregate → top-N, 0.3 ms in the server, ≈ 6 ms a page with its hits;
+ * the boundary regex (≈ 1 KB) costs one compile per connection and needle (≈ 25 ms the
+ * first time, then cached by the backend) and runs on has_marks rows only; hits of
+ * trigram pages come through the same index (fetchHits "gin"), those of walked pages
+ * newest-first through records_session_ts (fetchHits "lateral").
  */
 import { HITS_PER_GROUP } from "../message_search/mod.ts";
-import type { TeamSql } from "./connect.ts";
-import {
-  hasTrigram,
-  recordConditions,
-  type RecordFilter,
-  sessionConditions,
-  SqlParams,
-} from "./query_sql.ts";
+import type postgres from "postgres";
+
+/** porsager's transaction handle (what sql.begin hands its callback). */
+type TeamTx = postgres.TransactionSql<Record<string, never>>;
+import { recordConditions, type RecordFilter, sessionConditions, SqlParams } from "./query_sql.ts";
 
 /** Matching rows past which a needle is "too common" for the trigram aggregate. */
 export const COMMON_PROBE_CAP = 5000;
@@ -69,7 +59,8 @@ export interface TeamScan {
 }
 
 /** A transaction (porsager's TransactionSql has the same unsafe()). */
-type Tx = Pick<TeamSql, "unsafe">;
+/** A transaction: statements, and savepoints for the budgeted ones (timed). */
+type Tx = Pick<TeamTx, "unsafe" | "savepoint">;
 
 const enc = new TextEncoder();
 
@@ -104,7 +95,16 @@ export class BudgetSpent extends Error {
   }
 }
 
-/** Runs one statement under the remaining budget; BudgetSpent when it runs out. */
+/**
+ * Runs one statement under the remaining budget; BudgetSpent when it runs out. A bounded
+ * statement runs inside its own savepoint (porsager's `tx.savepoint`): a statement the
+ * timeout cancels rolls back to it, leaving the transaction usable for what the page still
+ * needs (its hits) — and porsager rethrows, at COMMIT, the first error of any statement of
+ * a transaction that was not run in a savepoint scope, even one the caller caught (seen in
+ * bench:team: a caught timeout of the walk resurfaced as the search's error). The SET LOCAL
+ * inside the savepoint ends with it (rolled back) or is lifted before its release, so the
+ * timeout never outlives the statement.
+ */
 export async function timed<T extends readonly unknown[]>(
   tx: Tx,
   clock: Clock,
@@ -113,36 +113,25 @@ export async function timed<T extends readonly unknown[]>(
 ): Promise<T> {
   const left = clock.left();
   if (left <= 0) throw new BudgetSpent();
-  // statement_timeout is an integer of ms; 0 disables it.
-  const ms = Number.isFinite(left) ? Math.max(1, Math.ceil(left)) : 0;
-  await tx.unsafe(`SET LOCAL statement_timeout = ${ms}`);
-  let rows: T;
+  if (!Number.isFinite(left)) return await tx.unsafe(text, params as never[]) as unknown as T;
+  // statement_timeout is an integer of ms; 0 would disable it.
+  const ms = Math.max(1, Math.ceil(left));
   try {
-    rows = await tx.unsafe(text, params as never[]) as unknown as T;
+    return await tx.savepoint(async (sp) => {
+      await sp.unsafe(`SET LOCAL statement_timeout = ${ms}`);
+      const rows = await sp.unsafe(text, params as never[]);
+      await sp.unsafe(`SET LOCAL statement_timeout = 0`);
+      return rows;
+    }) as unknown as T;
   } catch (e) {
-    // 57014 query_canceled: the statement timeout fired.
-    if ((e as { code?: string })?.code === "57014") throw new BudgetSpent();
+    if (isStatementTimeout(e)) throw new BudgetSpent();
     throw e;
   }
-  // The timeout is lifted again at once: left in force, it would cancel the plan's own
-  // bookkeeping statements (SAVEPOINT, RELEASE) once the budget is nearly spent — an error
-  // outside any BudgetSpent guard (seen in bench:team on a 2-character CJK needle).
-  if (ms !== 0) await tx.unsafe(`SET LOCAL statement_timeout = 0`);
-  return rows;
 }
 
-/** Which plan answers `f`: newest-first when no needle has a trigram or one is common. */
-export async function choosePlan(
-  tx: Tx,
-  f: RecordFilter,
-  { clock, cap = COMMON_PROBE_CAP }: { clock: Clock; cap?: number },
-): Promise<TeamScan["plan"]> {
-  if (!f.needles.some(hasTrigram)) return "newest";
-  const p = new SqlParams();
-  const text = `SELECT count(*)::int AS n FROM (SELECT 1 FROM intendant.records r ` +
-    `WHERE ${recordConditions(f, p)} LIMIT ${cap}) s`;
-  const [row] = await timed<{ n: number }[]>(tx, clock, text, p.values);
-  return row!.n >= cap ? "newest" : "trigram";
+/** True for PostgreSQL's query_canceled (57014): what a statement timeout raises. */
+export function isStatementTimeout(e: unknown): boolean {
+  return (e as { code?: string })?.code === "57014";
 }
 
 interface GroupRow {
@@ -161,26 +150,42 @@ function candidate(r: GroupRow): TeamCandidate {
   };
 }
 
-/** The trigram plan: one aggregate, ordered and cut in SQL. */
+/**
+ * The trigram plan, probe and answer in ONE pass: the matching rows (found through the
+ * trigram index) are read once, at most `cap` of them; when fewer than `cap` match, their
+ * per-session aggregate IS the page (ordered and cut in SQL); when `cap` rows match the
+ * needle is common and null says "use the newest-first plan" (which stops as soon as the
+ * page is decided instead of aggregating every match). A separate count-then-aggregate
+ * read the same rows twice (measured: 10 + 14 ms for a mid-frequency word on the
+ * 530k-message bench replica).
+ */
 export async function trigramPlan(
   tx: Tx,
-  o: { filter: RecordFilter; pos: TeamPos | null; limit: number; clock: Clock; batchMin?: number },
-): Promise<TeamScan> {
+  o: { filter: RecordFilter; pos: TeamPos | null; limit: number; clock: Clock; cap?: number },
+): Promise<TeamScan | null> {
+  const cap = o.cap ?? COMMON_PROBE_CAP;
   const p = new SqlParams();
+  const conds = recordConditions(o.filter, p);
   let having = "";
   if (o.pos) {
     const b = p.add(o.pos.best);
     const m = p.add(o.pos.machine);
     const k = p.add(o.pos.sessionKey);
-    having = ` HAVING max(r.ts_ms) < ${b} OR (max(r.ts_ms) = ${b} AND ` +
-      `(r.machine COLLATE "C" > ${m} OR (r.machine = ${m} AND r.session_key COLLATE "C" > ${k})))`;
+    having = ` HAVING max(ts_ms) < ${b} OR (max(ts_ms) = ${b} AND ` +
+      `(machine COLLATE "C" > ${m} OR (machine = ${m} AND session_key COLLATE "C" > ${k})))`;
   }
-  const text = `SELECT r.machine, r.session_key, max(r.ts_ms) AS best, count(*) AS total ` +
-    `FROM intendant.records r WHERE ${recordConditions(o.filter, p)} ` +
-    `GROUP BY r.machine, r.session_key${having} ` +
-    `ORDER BY best DESC, r.machine COLLATE "C", r.session_key COLLATE "C" LIMIT ${o.limit + 1}`;
-  const rows = await timed<GroupRow[]>(tx, o.clock, text, p.values);
-  return { stop: "done", groups: rows.map(candidate), plan: "trigram" };
+  const text = `WITH m AS MATERIALIZED (SELECT r.machine, r.session_key, r.ts_ms ` +
+    `FROM intendant.records r WHERE ${conds} LIMIT ${cap}), ` +
+    `g AS (SELECT machine, session_key, max(ts_ms) AS best, count(*) AS total FROM m ` +
+    `GROUP BY machine, session_key${having} ` +
+    `ORDER BY best DESC, machine COLLATE "C", session_key COLLATE "C" LIMIT ${o.limit + 1}) ` +
+    `SELECT (SELECT count(*) FROM m)::int AS matched, g.* FROM (SELECT 1) one ` +
+    `LEFT JOIN g ON true ` +
+    `ORDER BY g.best DESC NULLS LAST, g.machine COLLATE "C", g.session_key COLLATE "C"`;
+  const rows = await timed<(GroupRow & { matched: number })[]>(tx, o.clock, text, p.values);
+  if ((rows[0]?.matched ?? 0) >= cap) return null;
+  const groups = rows.filter((r) => r.machine !== null).map(candidate);
+  return { stop: "done", groups, plan: "trigram" };
 }
 
 /** Keeps the best `cap` candidates in page order. */
@@ -230,18 +235,14 @@ export async function newestFirstPlan(
       `AND ${recordConditions(recFilter, p)}) m ` +
       `ORDER BY b.newest_ts_ms DESC, b.machine, b.session_key`;
     let rows: WalkRow[];
-    // A statement timeout aborts the transaction; the savepoint keeps it usable, so the
-    // groups found so far still get their hits (a partial page, like the local scan's).
-    const bounded = Number.isFinite(o.clock.left());
-    if (bounded) await tx.unsafe(`SAVEPOINT walk`);
     try {
       rows = await timed<WalkRow[]>(tx, o.clock, text, p.values);
     } catch (e) {
+      // The timed statement rolled back to its own savepoint: the groups found so far still
+      // get their hits (a partial page, like the local scan's).
       if (!(e instanceof BudgetSpent)) throw e;
-      if (bounded) await tx.unsafe(`ROLLBACK TO SAVEPOINT walk`);
       return { stop: "timeout", groups: page, plan: "newest" };
     }
-    if (bounded) await tx.unsafe(`RELEASE SAVEPOINT walk`);
     for (const r of rows) {
       if (Number(r.total) === 0) continue;
       const c = candidate(r);
@@ -281,26 +282,54 @@ export interface HitRow {
   locator: string;
 }
 
-/** The ≤ HITS_PER_GROUP most recent matching records of each group, with session facts. */
+/**
+ * The ≤ HITS_PER_GROUP most recent matching records of each group, with session facts.
+ * Two shapes, one per plan, because each plan's needles make the other shape slow:
+ *  - "lateral" (the newest-first plan: common or trigram-less needles): per group,
+ *    `LATERAL … ORDER BY ts_ms DESC, ord DESC LIMIT 3` walks records_session_ts newest
+ *    first and stops at the third match — matches are dense, so it stops early;
+ *  - "gin" (the trigram plan: selective needles): the matching rows of the page's groups
+ *    come from the trigram index and a window keeps each group's newest three. The
+ *    lateral walk would read every record of each session to find its one or two matches
+ *    (measured on the 530k-message bench replica: 50 ms for 15 groups of a rare word,
+ *    against ≈ 2 ms this way).
+ */
 export async function fetchHits(
   tx: Tx,
-  o: { filter: RecordFilter; groups: readonly TeamPos[]; clock: Clock },
+  o: {
+    filter: RecordFilter;
+    groups: readonly TeamPos[];
+    clock: Clock;
+    shape?: "lateral" | "gin";
+  },
 ): Promise<HitRow[]> {
   if (o.groups.length === 0) return [];
   const p = new SqlParams();
   const ms = p.add(o.groups.map((g) => g.machine));
   const ks = p.add(o.groups.map((g) => g.sessionKey));
   const recFilter: RecordFilter = { ...o.filter, project: null };
-  // LATERAL … ORDER BY ts_ms DESC, ord DESC LIMIT 3 walks records_session_ts newest
-  // first and stops at the third match (a row_number() window would read every match).
-  const text = `SELECT g.i::int AS i, g.machine, g.session_key, s.source, s.session_id, ` +
-    `s.title, s.project, s.source_gone, h.* ` +
-    `FROM unnest(${ms}::text[], ${ks}::text[]) WITH ORDINALITY AS g(machine, session_key, i) ` +
-    `JOIN intendant.sessions s ON s.machine = g.machine AND s.session_key = g.session_key ` +
-    `CROSS JOIN LATERAL (SELECT r.record_id, r.role, r.ts_ms, r.seq, r.superseded, ` +
-    `r.truncated, r.subagent, r.text, r.nul_at, r.locator, r.ord FROM intendant.records r ` +
-    `WHERE r.machine = g.machine AND r.session_key = g.session_key AND ` +
-    `${recordConditions(recFilter, p)} ORDER BY r.ts_ms DESC, r.ord DESC ` +
-    `LIMIT ${HITS_PER_GROUP}) h ORDER BY g.i, h.ts_ms DESC, h.ord DESC`;
+  const cols = `r.record_id, r.role, r.ts_ms, r.seq, r.superseded, r.truncated, r.subagent, ` +
+    `r.text, r.nul_at, r.locator, r.ord`;
+  const groups =
+    `unnest(${ms}::text[], ${ks}::text[]) WITH ORDINALITY AS g(machine, session_key, i)`;
+  const text = o.shape === "gin"
+    ? `SELECT g.i::int AS i, g.machine, g.session_key, s.source, s.session_id, ` +
+      `s.title, s.project, s.source_gone, h.* FROM ${groups} ` +
+      `JOIN intendant.sessions s ON s.machine = g.machine AND s.session_key = g.session_key ` +
+      `JOIN (SELECT * FROM (SELECT r.machine AS hm, r.session_key AS hk, ${cols}, ` +
+      `row_number() OVER (PARTITION BY r.machine, r.session_key ` +
+      `ORDER BY r.ts_ms DESC, r.ord DESC) AS rn FROM intendant.records r ` +
+      `WHERE ${recordConditions(recFilter, p)} AND r.session_key = ANY(${ks}::text[]) ` +
+      `AND (r.machine, r.session_key) IN ` +
+      `(SELECT * FROM unnest(${ms}::text[], ${ks}::text[]))) w ` +
+      `WHERE w.rn <= ${HITS_PER_GROUP}) h ON h.hm = g.machine AND h.hk = g.session_key ` +
+      `ORDER BY g.i, h.ts_ms DESC, h.ord DESC`
+    : `SELECT g.i::int AS i, g.machine, g.session_key, s.source, s.session_id, ` +
+      `s.title, s.project, s.source_gone, h.* FROM ${groups} ` +
+      `JOIN intendant.sessions s ON s.machine = g.machine AND s.session_key = g.session_key ` +
+      `CROSS JOIN LATERAL (SELECT ${cols} FROM intendant.records r ` +
+      `WHERE r.machine = g.machine AND r.session_key = g.session_key AND ` +
+      `${recordConditions(recFilter, p)} ORDER BY r.ts_ms DESC, r.ord DESC ` +
+      `LIMIT ${HITS_PER_GROUP}) h ORDER BY g.i, h.ts_ms DESC, h.ord DESC`;
   return await timed<HitRow[]>(tx, o.clock, text, p.values);
 }

@@ -35,13 +35,13 @@ import {
 } from "../message_search/mod.ts";
 import type { TeamDb, TeamSql } from "./connect.ts";
 import { MACHINE_NAME_MAX } from "./machine_name.ts";
-import type { RecordFilter } from "./query_sql.ts";
+import { hasTrigram, type RecordFilter } from "./query_sql.ts";
 import {
   BudgetSpent,
-  choosePlan,
   type Clock,
   COMMON_PROBE_CAP,
   fetchHits,
+  isStatementTimeout,
   newestFirstPlan,
   type TeamPos,
   type TeamScan,
@@ -211,19 +211,27 @@ export function createTeamSearch(o: TeamSearchOptions): TeamSearch {
       const pos = cur?.pos ?? null;
       let scan: TeamScan;
       try {
-        const plan = await choosePlan(tx, filter, { clock, cap: probeCap });
         const x = { filter, pos, limit: nreq.limit, clock, batchMin: walkBatchMin };
-        scan = plan === "trigram" ? await trigramPlan(tx, x) : await newestFirstPlan(tx, x);
+        // Needles with a trigram try the trigram plan, which gives up (null) on a common
+        // needle; trigram-less needles (2 characters, 2-character CJK) walk newest-first.
+        const tri = filter.needles.some(hasTrigram)
+          ? await trigramPlan(tx, { ...x, cap: probeCap })
+          : null;
+        scan = tri ?? await newestFirstPlan(tx, x);
+        const plan = scan.plan;
         const shown = scan.groups.slice(0, nreq.limit);
         // The hits of a page are owed once its groups are known: a complete budget for them.
         const rows = await fetchHits(tx, {
           filter,
           groups: shown,
           clock: { left: () => Infinity },
+          shape: plan === "trigram" ? "gin" : "lateral",
         });
         return { rev, scan, rows, pos };
       } catch (e) {
-        if (!(e instanceof BudgetSpent)) throw e;
+        // Any statement the budget's timeout cancelled (a plan's own bookkeeping included)
+        // means the budget is spent: a partial page, never an error.
+        if (!(e instanceof BudgetSpent) && !isStatementTimeout(e)) throw e;
         return {
           rev,
           scan: { stop: "timeout", groups: [], plan: "trigram" } as TeamScan,
