@@ -217,7 +217,7 @@ function pgRun(tc: Toolchain, bin: string, args: string[], cwd: string) {
  * fails to start outside CI; throws with the reason under CI=true.
  */
 export async function startPgCluster(
-  o: { durable?: boolean } = {},
+  o: { durable?: boolean; settings?: readonly string[] } = {},
 ): Promise<PgCluster | null> {
   const tc = await probe();
   if (typeof tc === "string") return unavailable(tc);
@@ -264,6 +264,8 @@ export async function startPgCluster(
         ...(o.durable
           ? []
           : ["-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off"]),
+        // Server settings of the caller's choosing (the benchmark sizes shared_buffers).
+        ...(o.settings ?? []).map((kv) => `-c ${kv}`),
       ].join(" ");
       const logFile = join(tmp, `server-${attempt}.log`);
       const r = await pgRun(tc, "pg_ctl", [
