@@ -225,7 +225,7 @@ export function createTeamSearch(o: TeamSearchOptions): TeamSearch {
           filter,
           groups: shown,
           clock: { left: () => Infinity },
-          shape: plan === "trigram" ? "gin" : "lateral",
+          shape: plan === "trigram" ? "tid" : "lateral",
         });
         return { rev, scan, rows, pos };
       } catch (e) {
