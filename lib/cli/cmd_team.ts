@@ -85,9 +85,7 @@ export const teamCommand: Command = {
     }
     if (!["init", "add-machine", "status", "retention"].includes(sub)) {
       throw new InvalidInputError(
-        `Unknown team subcommand ${
-          JSON.stringify(sub)
-        }: expected init, add-machine, status or retention`,
+        `Unknown team subcommand "${sub}": expected init, add-machine, status or retention`,
       );
     }
     if (boolFlag(args, "password-stdin") && sub !== "add-machine") {
@@ -149,9 +147,7 @@ function parseRetentionArg(raw: string): number | null {
   const n = /^[0-9]+$/.test(raw) ? Number(raw) : NaN;
   if (!(n >= 1 && n <= RETENTION_DAYS_MAX)) {
     throw new InvalidInputError(
-      `Invalid retention ${
-        JSON.stringify(raw)
-      }: expected whole days 1-${RETENTION_DAYS_MAX} or "off"`,
+      `Invalid retention "${raw}": expected whole days 1-${RETENTION_DAYS_MAX} or "off"`,
     );
   }
   return n;
@@ -202,9 +198,9 @@ export function formatInit(db: TeamDb, url: TeamUrl, r: MigrateReport): string {
     lines.push('publisher role "intendant_publisher": exists (privileges re-granted)');
   } else {
     lines.push(
-      `publisher role "intendant_publisher": not created: role ${
-        terminalSafe(JSON.stringify(url.user))
-      } may not create roles. Machines can still all publish as this one role; for one ` +
+      `publisher role "intendant_publisher": not created: role ${`"${
+        terminalSafe(url.user)
+      }"`} may not create roles. Machines can still all publish as this one role; for one ` +
         "role per machine (each writes only its own rows), run `intendant team init` once " +
         "as a role with CREATEROLE, then `intendant team add-machine NAME`",
     );

@@ -11,6 +11,12 @@
  *    environment, the hostname and the password file; everything here is pure.
  *  - Secrets: the password never appears in a message, a log line or a printed URL; use
  *    `TeamUrl.redacted` wherever the URL is shown.
+ * Map: connect.ts (open + checks), schema_v1.ts / migrate.ts (the schema and its versions),
+ * machine_role.ts (a role per machine), record_row.ts (a record as a row), publish*.ts (the
+ * publisher: diff, one transaction per batch), query_sql.ts / team_plan.ts /
+ * team_render.ts / team_search.ts (the query engine), remote_session.ts (a remote
+ * session's prose), team_status.ts (status, retention), team_handle.ts / team_sync.ts /
+ * team_service.ts (what a running daemon does with all of it).
  */
 export type { MachineNameSource } from "./machine_name.ts";
 export { MACHINE_NAME_MAX, machineName, resolveMachineName } from "./machine_name.ts";

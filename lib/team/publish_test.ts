@@ -334,3 +334,38 @@ Deno.test("team publish: two machines, append, marks, tombstone, crash, race, RL
     }
   });
 });
+
+Deno.test("team publish: a local change that touches nothing published costs no team revision", async () => {
+  // A touch (new file cursors, same records and meta) moves the local manifest revision but
+  // not what is published: the publisher records the new local revision under its
+  // compare-and-set and takes no team revision (no reader's cursor is disturbed).
+  await withPgCluster(async (pg) => {
+    const db = await openTeamDb(parseTeamUrl(pg.url));
+    try {
+      await migrateTeamDb(db, { binaryVersion: "test" });
+      await withTempDir(async (dir) => {
+        const store = await localStore(`${dir}/a`);
+        await store.publish([
+          update("replace", "s1", { recs: [record("s1", 0), record("s1", 1)] }),
+        ]);
+        const p = createPublisher({ db, store, machine: "a", binaryVersion: "t" });
+        await p.publish();
+        const rev0 = await teamRevision(db.sql);
+        const m0 = await machineRow(db.sql, "a");
+        const gens = (await store.readManifest()).sessions["codex:s1"]!.generations;
+        const t = await store.publish([update("touch", "s1", { base: gens, watermark: 900 })]);
+        assert.deepEqual(t.rejected, []);
+        const r = await p.publish();
+        assert.equal(r.revision, null);
+        assert.equal(r.records_inserted + r.records_deleted + r.flags_flipped, 0);
+        assert.equal(await teamRevision(db.sql), rev0, "no team revision taken");
+        const m1 = await machineRow(db.sql, "a");
+        assert.equal(m1.seq, m0.seq + 1, "the compare-and-set still moved");
+        assert.equal(m1.local, (await store.readManifest()).revision);
+        await assertMirror(db.sql, "a", store);
+      });
+    } finally {
+      await db.close();
+    }
+  });
+});
