@@ -14,19 +14,15 @@
  * last step stops the real cluster.
  * On the code before this change `mcp` refuses the unknown flag `--team`: connect fails.
  */
-import { loadTeamRows } from "./helpers/team_rows.ts";
+import { loadTeamRows, textRecords } from "./helpers/team_rows.ts";
+import { callTool as call, connectMcp as connect } from "./helpers/mcp_client.ts";
+import { plantUserMessage as plant } from "./fixtures/plant.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-// @ts-types="@modelcontextprotocol/sdk/client/index"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/client/stdio"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { buildAllFixtures } from "./fixtures/all.ts";
-import type { AnyFixtureHome } from "./fixtures/types.ts";
-import { MAIN } from "./helpers/cli.ts";
-import { DENO, hermeticEnv, REPO_ROOT, withTempDir } from "./helpers/temp.ts";
+import { hermeticEnv, withTempDir } from "./helpers/temp.ts";
 import { type PgCluster, withPgCluster } from "./helpers/pg_cluster.ts";
-import { hash16Of, type MessageRecord, type Source } from "../lib/message_search/mod.ts";
+import type { MessageRecord, Source } from "../lib/message_search/mod.ts";
 import { migrateTeamDb, openTeamDb, parseTeamUrl, type TeamDb } from "../lib/team/mod.ts";
 
 const WORD = "quixotically";
@@ -46,27 +42,8 @@ interface Sess {
   texts: string[];
 }
 
-function recordsOf(s: Sess): MessageRecord[] {
-  return s.texts.map((text, i) => ({
-    id: `${s.id}-r${i}`,
-    source: s.source,
-    session_id: s.id,
-    role: i % 2 === 0 ? "user" : "assistant",
-    ts_ms: NOW - (s.texts.length - i) * 60_000,
-    text,
-    truncated: false,
-    locator: {
-      v: 1,
-      kind: "external_record_id",
-      record_id: `${s.id}-r${i}`,
-      file: "f.jsonl",
-      hash: hash16Of(text),
-    },
-    order: i,
-    generation: 0,
-    subagent: false,
-  }));
-}
+/** NOW is the session's last message; one minute between messages. */
+const recordsOf = (s: Sess): MessageRecord[] => textRecords({ ...s, endMs: NOW - 60_000 });
 
 /** Loads `sessions` as published rows at revision 1 (team_search_test.ts's way). */
 async function loadReplica(db: TeamDb, sessions: readonly Sess[]): Promise<void> {
@@ -135,40 +112,6 @@ function forwarder(target: number) {
   return { port, up, down };
 }
 
-interface ToolText {
-  text: string;
-  isError: boolean;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const r = await client.callTool({ name, arguments: args });
-  const content = r.content as { type: string; text: string }[];
-  return { text: content.map((c) => c.text).join("\n"), isError: r.isError === true } as ToolText;
-}
-
-async function connect(env: Record<string, string>, extra: string[] = []) {
-  const transport = new StdioClientTransport({
-    command: DENO,
-    args: [
-      "run",
-      "--quiet",
-      `--config=${join(REPO_ROOT, "deno.json")}`,
-      "-P=launch",
-      MAIN,
-      "mcp",
-      "--locked",
-      ...extra,
-    ],
-    env,
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (c: Uint8Array) => stderr += new TextDecoder().decode(c));
-  const client = new Client({ name: "intendant-test", version: "0" });
-  await client.connect(transport);
-  return { client, stderr: () => stderr, pid: transport.pid };
-}
-
 function lockedArgvOf(pid: number): string[] {
   for (let i = 0; i < 100; i++) {
     const kids = Deno.readTextFileSync(`/proc/${pid}/task/${pid}/children`).trim().split(/\s+/)
@@ -178,12 +121,6 @@ function lockedArgvOf(pid: number): string[] {
     }
   }
   throw new Error(`process ${pid} has no child`);
-}
-
-function plant(home: AnyFixtureHome, text: string): void {
-  const t = home.appendTarget;
-  if (t.kind === "db") t.insertUser(text, 77);
-  else Deno.writeTextFileSync(t.path, t.userLine(text, 77), { append: true });
 }
 
 /** A hermetic home with this machine's codex session, and the team env (no password). */

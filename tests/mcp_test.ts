@@ -11,18 +11,15 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-// @ts-types="@modelcontextprotocol/sdk/client/index"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="@modelcontextprotocol/sdk/client/stdio"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ALL_FIXTURES, buildAllFixtures } from "./fixtures/all.ts";
-import type { AnyFixtureHome } from "./fixtures/types.ts";
 import { MAIN, runIntendant } from "./helpers/cli.ts";
 import { DENO, hermeticEnv, REPO_ROOT, withTempDir } from "./helpers/temp.ts";
 import { resolveConfig } from "../lib/config.ts";
 import { mcpProfile, STATIC_PROFILES } from "../lib/permissions.ts";
 import { lockedCommand } from "../lib/relaunch.ts";
 import { plantedKeys } from "./helpers/secret_keys.ts";
+import { callTool as call, connectMcp, type ToolText } from "./helpers/mcp_client.ts";
+import { plantUserMessage as plant } from "./fixtures/plant.ts";
 
 const WORD = "quixotically";
 const MAX_BYTES = 6_000;
@@ -34,23 +31,6 @@ function keyBody(n: number): string {
   return "aQ7" + [...r].map((b) => cs[b % cs.length]).join("");
 }
 
-function plant(home: AnyFixtureHome, text: string): void {
-  const t = home.appendTarget;
-  if (t.kind === "db") t.insertUser(text, 77);
-  else Deno.writeTextFileSync(t.path, t.userLine(text, 77), { append: true });
-}
-
-interface ToolText {
-  text: string;
-  isError: boolean;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const r = await client.callTool({ name, arguments: args });
-  const content = r.content as { type: string; text: string }[];
-  return { text: content.map((c) => c.text).join("\n"), isError: r.isError === true } as ToolText;
-}
-
 function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (l.addr as Deno.NetAddr).port;
@@ -58,30 +38,10 @@ function freePort(): number {
   return port;
 }
 
-async function connect(env: Record<string, string>, extra: string[] = []) {
-  const transport = new StdioClientTransport({
-    command: DENO,
-    args: [
-      "run",
-      "--quiet",
-      `--config=${join(REPO_ROOT, "deno.json")}`,
-      "-P=launch",
-      MAIN,
-      "mcp",
-      "--locked",
-      ...(extra.some((a) => a.startsWith("--max-output-bytes")) ? [] : [
-        `--max-output-bytes=${MAX_BYTES}`,
-      ]),
-      ...extra,
-    ],
-    env,
-    stderr: "pipe",
-  });
-  let stderr = "";
-  transport.stderr?.on("data", (c: Uint8Array) => stderr += new TextDecoder().decode(c));
-  const client = new Client({ name: "intendant-test", version: "0" });
-  await client.connect(transport);
-  return { client, stderr: () => stderr, pid: transport.pid };
+/** The server under test, with this file's output cap unless a test names its own. */
+function connect(env: Record<string, string>, extra: string[] = []) {
+  const capped = extra.some((a) => a.startsWith("--max-output-bytes"));
+  return connectMcp(env, capped ? extra : [`--max-output-bytes=${MAX_BYTES}`, ...extra]);
 }
 
 Deno.test("intendant mcp serves every tool to a real SDK client under its locked profile", async () => {

@@ -15,6 +15,7 @@
  * On the code before the wiring, discovery knew five sources: the seven new sessions were
  * never indexed, so the first assertion fails for each of them.
  */
+import { plantUserMessage as plant } from "./fixtures/plant.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { resolveConfig } from "../lib/config.ts";
@@ -60,12 +61,6 @@ interface Group {
 }
 
 /** Appends one active user message carrying `text` the way `home`'s tool writes it. */
-function plant(home: AnyFixtureHome, text: string): void {
-  const t = home.appendTarget;
-  if (t.kind === "db") t.insertUser(text, 77);
-  else Deno.writeTextFileSync(t.path, t.userLine(text, 77), { append: true });
-}
-
 async function searchJson(root: string, env: Record<string, string>, args: string[]) {
   const r = await runIntendant(root, ["search", ...args, "--json", "--limit", "100"], { env });
   assert.equal(r.code, 0, r.stderr);

@@ -12,19 +12,13 @@
  *  - `team status` lists both machines with their record counts.
  * Nothing is mocked: real files, real subprocesses, real PostgreSQL, real HTTP.
  */
+import { plantUserMessage as plant } from "./fixtures/plant.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { buildAllFixtures } from "./fixtures/all.ts";
-import type { AnyFixtureHome } from "./fixtures/types.ts";
 import { runIntendant, spawnIntendant, waitFor } from "./helpers/cli.ts";
 import { withPgCluster } from "./helpers/pg_cluster.ts";
 import { hermeticEnv, withTempDir } from "./helpers/temp.ts";
-
-function plant(home: AnyFixtureHome, text: string): void {
-  const t = home.appendTarget;
-  if (t.kind === "db") t.insertUser(text, 77);
-  else Deno.writeTextFileSync(t.path, t.userLine(text, 77), { append: true });
-}
 
 Deno.test("team search across two machines through every interface", async () => {
   await withPgCluster(async (pg) => {

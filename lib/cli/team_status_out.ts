@@ -4,6 +4,7 @@
  * machine names, binary versions) goes through terminalSafe here, or stringifyTerminalSafe
  * for JSON, so a hostile row cannot drive the terminal.
  */
+import { formatBytes } from "./cmd_trash.ts";
 import type { TeamDb, TeamStatus, TeamUrl } from "../team/mod.ts";
 import { terminalSafe } from "../text/mod.ts";
 
@@ -17,18 +18,6 @@ export function formatAge(ms: number): string {
   if (h < 48) return m % 60 ? `${h} h ${m % 60} min` : `${h} h`;
   const d = Math.floor(h / 24);
   return h % 24 ? `${d} d ${h % 24} h` : `${d} d`;
-}
-
-/** Bytes in binary units with one decimal (`487.0 MiB`). */
-export function formatBytes(n: number): string {
-  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
-  let v = n;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return u === 0 ? `${n} B` : `${v.toFixed(1)} ${units[u]}`;
 }
 
 /** The --json shape: the status plus who/where. */

@@ -117,6 +117,22 @@ export class OutputBudget {
     return true;
   }
 
+  /**
+   * Adds one entry of a paged read: "added"; or, when it does not fit, the FIRST entry of a
+   * page is shown cut with a note ("cut": paging always moves on) and any later one ends
+   * the page ("full": the next page starts with it).
+   */
+  addEntry(block: string, firstOfPage: boolean): "added" | "cut" | "full" {
+    if (this.add(block)) return "added";
+    if (!firstOfPage) return "full";
+    const note = "\n(this entry was cut to fit the output cap)";
+    // add() refused and marked the budget cut; the cut copy is sized to the room left.
+    this.#cut = false;
+    this.add(cutToBytes(block, this.room() - byteLength(note)) + note);
+    this.#cut = true;
+    return "cut";
+  }
+
   /** Whether every one of `pieces` would still fit (nothing is added). */
   fits(pieces: readonly string[]): boolean {
     const n = pieces.reduce((sum, p) => sum + byteLength(p) + 1, 0);

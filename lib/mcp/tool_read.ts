@@ -20,15 +20,7 @@ import {
   type ToolCallEntry,
 } from "../catalog/mod.ts";
 import type { McpBackend } from "./backend.ts";
-import {
-  byteLength,
-  cutToBytes,
-  field,
-  FRAMING,
-  OutputBudget,
-  quoteBlock,
-  SUPERSEDED_NOTE,
-} from "./framing.ts";
+import { field, FRAMING, OutputBudget, quoteBlock, SUPERSEDED_NOTE } from "./framing.ts";
 import { hitLink, LINK_NOTE } from "../server/mod.ts";
 import { InvalidInputError, NotFoundError } from "../errors.ts";
 import { MACHINE_ARG } from "./tool_search.ts";
@@ -146,16 +138,12 @@ export async function readSession(
       hidden++;
       continue;
     }
-    if (out.add(block)) {
+    const fit = out.addEntry(block, shown === 0);
+    if (fit === "added") {
       shown++;
       continue;
     }
-    if (shown === 0) {
-      // One entry larger than the whole cap: shown cut, so paging always moves on.
-      const note = "\n(this entry was cut to fit the output cap)";
-      out.add(cutToBytes(block, out.room() - byteLength(note)) + note);
-      next = e.index + 1 < d.total ? e.index + 1 : null;
-    } else next = e.index;
+    next = fit === "full" ? e.index : e.index + 1 < d.total ? e.index + 1 : null;
     break;
   }
   const notes: string[] = [];

@@ -11,15 +11,7 @@
 import { REMOTE_PAGE_MAX, type RemoteRecord, type RemoteSession } from "../team/mod.ts";
 import { resumeCommand } from "../catalog/mod.ts";
 import type { TeamBackend } from "./team_backend.ts";
-import {
-  byteLength,
-  cutToBytes,
-  field,
-  OutputBudget,
-  quoteBlock,
-  SUPERSEDED_NOTE,
-  TEAM_FRAMING,
-} from "./framing.ts";
+import { field, OutputBudget, quoteBlock, SUPERSEDED_NOTE, TEAM_FRAMING } from "./framing.ts";
 
 /** What a remote read is asked. */
 export interface RemoteReadArgs {
@@ -95,16 +87,12 @@ export async function readRemoteSession(
   for (const [i, r] of d.records.entries()) {
     const index = d.offset + i;
     const block = recordBlock(r, { index, anchor });
-    if (out.add(block)) {
+    const fit = out.addEntry(block, shown === 0);
+    if (fit === "added") {
       shown++;
       continue;
     }
-    if (shown === 0) {
-      // One record larger than the whole cap: shown cut, so paging always moves on.
-      const note = "\n(this entry was cut to fit the output cap)";
-      out.add(cutToBytes(block, out.room() - byteLength(note)) + note);
-      next = index + 1 < d.total ? index + 1 : null;
-    } else next = index;
+    next = fit === "full" ? index : index + 1 < d.total ? index + 1 : null;
     break;
   }
   const notes: string[] = [];

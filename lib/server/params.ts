@@ -4,7 +4,7 @@
  * valid typed values and anything else is a 400 naming the parameter.
  */
 import { z } from "zod";
-import { SOURCES } from "../message_search/mod.ts";
+import { type SearchRequest, SOURCES } from "../message_search/mod.ts";
 
 const bool = z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"]).transform((v) =>
   ["true", "1", "yes", "on"].includes(v)
@@ -37,6 +37,22 @@ export const MessageSearchParams = z.object({
   until: time.optional(),
   complete: bool.optional(),
 }).strict();
+
+/** The engine request of parsed message-search parameters (both scopes' routes). */
+export function searchRequestOf(p: z.infer<typeof MessageSearchParams>): SearchRequest {
+  return {
+    q: p.q,
+    limit: p.limit,
+    cursor: p.cursor ?? null,
+    include_superseded: p.include_superseded ?? false,
+    source: p.source,
+    role: p.role,
+    project: p.project,
+    since: p.since,
+    until: p.until,
+    complete: p.complete,
+  };
+}
 
 export const SessionListParams = z.object({
   limit: int(1, 500).optional(),

@@ -34,6 +34,7 @@ import {
   RenameBody,
   ReplayParams,
   RollbackBody,
+  searchRequestOf,
   SessionListParams,
   SteerBody,
   StreamParams,
@@ -108,18 +109,7 @@ async function messageSearch(c: Context, d: RouteDeps): Promise<Response> {
   if (searchScope(url) === "team") return teamMessageSearch(c, d);
   url.searchParams.delete("scope"); // "local", said explicitly
   const p = parseQuery(MessageSearchParams, url);
-  const req: SearchRequest = {
-    q: p.q,
-    limit: p.limit,
-    cursor: p.cursor ?? null,
-    include_superseded: p.include_superseded ?? false,
-    source: p.source,
-    role: p.role,
-    project: p.project,
-    since: p.since,
-    until: p.until,
-    complete: p.complete,
-  };
+  const req: SearchRequest = searchRequestOf(p);
   // The engine's own rules first (reliability-plan F7): a request it refuses (a
   // one-character query, too many terms…) is a 400 before any sweep or search slot.
   normalizeRequest(req);

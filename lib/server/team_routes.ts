@@ -31,7 +31,7 @@ import type {
   TeamStatus,
 } from "../team/mod.ts";
 import { normalizeRequest } from "../message_search/mod.ts";
-import { MessageSearchParams, parseQuery } from "./params.ts";
+import { MessageSearchParams, parseQuery, searchRequestOf } from "./params.ts";
 import type { RouteDef, RouteDeps } from "./routes.ts";
 import { SearchGate } from "./search_gate.ts";
 
@@ -146,19 +146,7 @@ export async function teamMessageSearch(c: Context, d: RouteDeps): Promise<Respo
   if (!d.team) return notConfigured(c);
   const team = d.team;
   const p = parseQuery(TeamSearchParams, new URL(c.req.url));
-  const req: TeamSearchRequest = {
-    q: p.q,
-    limit: p.limit,
-    cursor: p.cursor ?? null,
-    include_superseded: p.include_superseded ?? false,
-    source: p.source,
-    role: p.role,
-    project: p.project,
-    since: p.since,
-    until: p.until,
-    complete: p.complete,
-    machine: p.machine,
-  };
+  const req: TeamSearchRequest = { ...searchRequestOf(p), machine: p.machine };
   // The engine's own rules first: a refused request is a 400 before any slot or query.
   normalizeRequest(req);
   let gate = gates.get(d);

@@ -49,6 +49,7 @@ import {
   applyBatch,
   type BatchPlan,
   type BatchResult,
+  emptyBatchPlan,
   markPublished,
 } from "./publish_batch.ts";
 import {
@@ -176,7 +177,7 @@ export function createPublisher(o: PublisherOptions): Publisher {
     const total = plan.changed.length + plan.deleted.length;
     let done = 0;
     let complete = true;
-    let pending = emptyPlan(m, o.binaryVersion, 0);
+    let pending = emptyBatchPlan({ machine: m, binaryVersion: o.binaryVersion, seenSeq: 0 });
     let pendingRows = 0;
     let pendingBytes = 0;
     /** Sessions the pending transaction completes. */
@@ -211,7 +212,7 @@ export function createPublisher(o: PublisherOptions): Publisher {
       report.sessions_deleted += r.sessionsDeleted;
       done += pendingDone + pending.sessionDeletes.length;
       o.onProgress?.(done, total);
-      pending = emptyPlan(m, o.binaryVersion, 0);
+      pending = emptyBatchPlan({ machine: m, binaryVersion: o.binaryVersion, seenSeq: 0 });
       pendingRows = 0;
       pendingBytes = 0;
       pendingDone = 0;
@@ -349,22 +350,6 @@ function emptyReport(): PublishReport {
     stale_retries: 0,
     took_ms: 0,
     skipped_quarantined: 0,
-  };
-}
-
-function emptyPlan(machine: string, binaryVersion: string, seenSeq: number): BatchPlan {
-  return {
-    machine,
-    seenSeq,
-    binaryVersion,
-    sessionDeletes: [],
-    recordDeletes: [],
-    flips: [],
-    sessions: [],
-    newSessions: [],
-    inserts: [],
-    localRevision: null,
-    destructive: false,
   };
 }
 

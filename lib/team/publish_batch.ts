@@ -51,6 +51,23 @@ export interface BatchPlan {
   destructive: boolean;
 }
 
+/** A batch that writes nothing yet (the publisher fills it; tests name what they need). */
+export function emptyBatchPlan(
+  o: { machine: string; binaryVersion: string; seenSeq: number },
+): BatchPlan {
+  return {
+    ...o,
+    sessionDeletes: [],
+    recordDeletes: [],
+    flips: [],
+    sessions: [],
+    newSessions: [],
+    inserts: [],
+    localRevision: null,
+    destructive: false,
+  };
+}
+
 /** What one committed batch did. */
 export interface BatchResult {
   revision: number;

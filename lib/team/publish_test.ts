@@ -23,7 +23,7 @@ import { openTeamDb, TeamDbError, type TeamSql } from "./connect.ts";
 import { addMachine } from "./machine_role.ts";
 import { migrateTeamDb } from "./migrate.ts";
 import { createPublisher, type PublisherOptions } from "./publish.ts";
-import { applyBatch } from "./publish_batch.ts";
+import { applyBatch, emptyBatchPlan } from "./publish_batch.ts";
 import { restoreText } from "./record_row.ts";
 import { parseTeamUrl } from "./team_url.ts";
 
@@ -229,16 +229,8 @@ Deno.test("team publish: two machines, append, marks, tombstone, crash, race, RL
         const m0 = await machineRow(admin.sql, "laptop-a");
         await assert.rejects(
           applyBatch(admin.sql, {
-            machine: "laptop-a",
-            seenSeq: m0.seq - 1,
-            binaryVersion: "t",
+            ...emptyBatchPlan({ machine: "laptop-a", seenSeq: m0.seq - 1, binaryVersion: "t" }),
             sessionDeletes: [{ key: "codex:s1", tombstone: true, reason: "gone" }],
-            recordDeletes: [],
-            flips: [],
-            sessions: [],
-            newSessions: [],
-            inserts: [],
-            localRevision: null,
             destructive: true,
           }),
           StalePublishError,
@@ -303,16 +295,8 @@ Deno.test("team publish: two machines, append, marks, tombstone, crash, race, RL
           const mA = await machineRow(admin.sql, "laptop-a");
           await assert.rejects(
             applyBatch(asC.sql, {
-              machine: "laptop-a",
-              seenSeq: mA.seq,
-              binaryVersion: "t",
+              ...emptyBatchPlan({ machine: "laptop-a", seenSeq: mA.seq, binaryVersion: "t" }),
               sessionDeletes: [{ key: "codex:s1", tombstone: true, reason: "gone" }],
-              recordDeletes: [],
-              flips: [],
-              sessions: [],
-              newSessions: [],
-              inserts: [],
-              localRevision: null,
               destructive: true,
             }),
             StalePublishError,

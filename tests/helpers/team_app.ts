@@ -7,13 +7,12 @@
  * one TeamDb), and the real Hono app over an empty local index with that team dependency.
  * Nothing is mocked.
  */
-import { loadTeamRows } from "./team_rows.ts";
+import { loadTeamRows, textRecords } from "./team_rows.ts";
 import { join } from "node:path";
 import { resolveConfig } from "../../lib/config.ts";
 import {
   createMessageIndex,
   createSearchEngine,
-  hash16Of,
   type MessageRecord,
   type Source,
 } from "../../lib/message_search/mod.ts";
@@ -44,27 +43,7 @@ export interface ReplicaSession {
 /** The local key of a replica session. */
 export const keyOf = (s: ReplicaSession): string => `${s.source}:${s.id}`;
 
-function recordsOf(s: ReplicaSession): MessageRecord[] {
-  return s.texts.map((text, i) => ({
-    id: `${s.id}-r${i}`,
-    source: s.source,
-    session_id: s.id,
-    role: i % 2 === 0 ? "user" as const : "assistant" as const,
-    ts_ms: s.endMs - (s.texts.length - 1 - i) * 60_000,
-    text,
-    truncated: false,
-    locator: {
-      v: 1 as const,
-      kind: "external_record_id" as const,
-      record_id: `${s.id}-r${i}`,
-      file: "f.jsonl",
-      hash: hash16Of(text),
-    },
-    order: i,
-    generation: 0,
-    subagent: false,
-  }));
-}
+const recordsOf = (s: ReplicaSession): MessageRecord[] => textRecords(s);
 
 /** A migrated replica on `url` (a superuser URL of a throwaway cluster). */
 export async function openReplica(url: string): Promise<TeamDb> {

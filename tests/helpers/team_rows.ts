@@ -8,6 +8,7 @@
 import {
   deriveActive,
   fold,
+  hash16Of,
   type MessageRecord,
   type Source,
   type SupersessionMark,
@@ -74,4 +75,32 @@ export async function loadTeamRows(
               VALUES (${rev}, ${m}, ${rev}) ON CONFLICT DO NOTHING`;
   }
   await sql`UPDATE intendant.team_state SET revision = GREATEST(revision, ${rev})`;
+}
+
+/**
+ * A session's records from its message texts: user and assistant in turn, one minute
+ * apart, the last at `endMs`, each with an external-record locator.
+ */
+export function textRecords(
+  s: { source: Source; id: string; texts: readonly string[]; endMs: number },
+): MessageRecord[] {
+  return s.texts.map((text, i) => ({
+    id: `${s.id}-r${i}`,
+    source: s.source,
+    session_id: s.id,
+    role: i % 2 === 0 ? "user" as const : "assistant" as const,
+    ts_ms: s.endMs - (s.texts.length - 1 - i) * 60_000,
+    text,
+    truncated: false,
+    locator: {
+      v: 1 as const,
+      kind: "external_record_id" as const,
+      record_id: `${s.id}-r${i}`,
+      file: "f.jsonl",
+      hash: hash16Of(text),
+    },
+    order: i,
+    generation: 0,
+    subagent: false,
+  }));
 }
