@@ -301,7 +301,7 @@ function nonEmpty(v: string | undefined): string | undefined {
  * A variable's path: a leading `~` expanded (Pi documents it for PI_CODING_AGENT_DIR; a
  * shell that did not expand it leaves it for us), relative paths resolved against cwd.
  */
-function expandPath(v: string, home: string, cwd: string): string {
+export function expandPath(v: string, home: string, cwd: string): string {
   const expanded = v === "~" ? home : v.startsWith("~/") ? join(home, v.slice(2)) : v;
   return resolve(cwd, expanded);
 }

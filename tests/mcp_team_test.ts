@@ -213,6 +213,11 @@ Deno.test("intendant mcp --team searches and reads the team database under the l
         assert.doesNotMatch(beta.text, /^machine: alpha /m);
         const bad = await call(client, "search_messages", { query: WORD, machine: ["a b"] });
         assert.equal(bad.isError, true);
+        assert.match(bad.text, /a machine name is 1-\d+ letters, digits/);
+        // One machine may be named without a list (issue 25): the same answer.
+        const betaOne = await call(client, "search_messages", { query: WORD, machine: "beta" });
+        assert.equal(betaOne.isError, false, betaOne.text);
+        assert.equal(betaOne.text, beta.text);
 
         // A remote read centred on the hit, masked, marked remote.
         const locator = /locator=(\S+)/.exec(beta.text)?.[1];

@@ -17,6 +17,7 @@ import { DENO, hermeticEnv, REPO_ROOT, withTempDir } from "./helpers/temp.ts";
 import { resolveConfig } from "../lib/config.ts";
 import { mcpProfile, STATIC_PROFILES } from "../lib/permissions.ts";
 import { lockedCommand } from "../lib/relaunch.ts";
+import { serverCommand } from "../lib/mcp/mod.ts";
 import { plantedKeys } from "./helpers/secret_keys.ts";
 import { callTool as call, connectMcp, type ToolText } from "./helpers/mcp_client.ts";
 import { plantUserMessage as plant } from "./fixtures/plant.ts";
@@ -270,8 +271,25 @@ function sleep(ms: number) {
 
 Deno.test("intendant mcp --print-config prints a valid snippet for each client", async () => {
   await withTempDir(async (root) => {
-    const env = { INTENDANT_HOME: join(root, "state with space") };
-    const parsed: Record<string, { command: string; args: string[] }> = {};
+    // Every agent-home variable that is set travels with the snippet (issue 25), made
+    // absolute: a client starts the server with its own cwd and environment.
+    const env = {
+      INTENDANT_HOME: join(root, "state with space"),
+      XDG_DATA_HOME: "rel/data",
+      GEMINI_CLI_HOME: "~/gem",
+    };
+    const home = hermeticEnv(root).HOME!;
+    const want: Record<string, string> = {
+      INTENDANT_HOME: env.INTENDANT_HOME,
+      CODEX_HOME: hermeticEnv(root).CODEX_HOME!,
+      CLAUDE_CONFIG_DIR: hermeticEnv(root).CLAUDE_CONFIG_DIR!,
+      KIMI_CODE_HOME: hermeticEnv(root).KIMI_CODE_HOME!,
+      PI_CODING_AGENT_DIR: hermeticEnv(root).PI_CODING_AGENT_DIR!,
+      XDG_DATA_HOME: join(root, "rel", "data"),
+      GEMINI_CLI_HOME: join(home, "gem"),
+    };
+    const parsed: Record<string, { command: string; args: string[]; env: Record<string, string> }> =
+      {};
     for (const c of ["claude", "codex", "gemini", "cursor"]) {
       const r = await runIntendant(root, ["mcp", "--print-config", c], { env });
       assert.equal(r.code, 0, r.stderr);
@@ -282,11 +300,14 @@ Deno.test("intendant mcp --print-config prints a valid snippet for each client",
       } else if (c === "codex") {
         parsed[c] = parseCodexToml(r.stdout);
       } else {
-        const m = /^claude mcp add --scope user -e '([^']+)' intendant -- (.+)\n$/.exec(r.stdout);
+        const m = /^claude mcp add --scope user ((?:-e (?:'[^']+'|\S+) )+)intendant -- (.+)\n$/
+          .exec(r.stdout);
         assert.ok(m, r.stdout);
-        assert.equal(m[1], `INTENDANT_HOME=${env.INTENDANT_HOME}`);
+        const vars = [...m[1]!.matchAll(/-e (?:'([^=]+)=([^']+)'|([^=' ]+)=(\S+))/g)]
+          .map((x) => [x[1] ?? x[3], x[2] ?? x[4]]);
+        assert.ok(vars.some(([k, v]) => k === "INTENDANT_HOME" && v === env.INTENDANT_HOME));
         const words = m[2]!.split(" ");
-        parsed[c] = { command: words[0]!, args: words.slice(1) };
+        parsed[c] = { command: words[0]!, args: words.slice(1), env: Object.fromEntries(vars) };
       }
     }
     for (const [c, p] of Object.entries(parsed)) {
@@ -294,6 +315,7 @@ Deno.test("intendant mcp --print-config prints a valid snippet for each client",
       assert.deepEqual(p.args.slice(-2), ["mcp", "--locked"], c);
       assert.ok(p.args.includes(MAIN), c);
       assert.ok(p.args.includes(`--config=${join(REPO_ROOT, "deno.json")}`), c);
+      assert.deepEqual(p.env, want, c);
     }
     const bad = await runIntendant(root, ["mcp", "--print-config", "emacs"], { env });
     assert.equal(bad.code, 2);
@@ -304,8 +326,40 @@ Deno.test("intendant mcp --print-config prints a valid snippet for each client",
   });
 });
 
+Deno.test("--print-config never names npx's cache: an npx Deno is named through npx, an installed command wins", () => {
+  const base = {
+    mainModule: "file:///src/intendant/main.ts",
+    hasConfig: true,
+    denoVersion: "2.9.6",
+    installed: null,
+  };
+  const npx = serverCommand({
+    ...base,
+    denoPath: "/home/u/.npm/_npx/6a9f/node_modules/deno/deno",
+  }, { INTENDANT_HOME: "/s" });
+  assert.equal(npx.command, "npx");
+  assert.deepEqual(npx.args.slice(0, 4), ["-y", "deno@2.9.6", "run", "--quiet"]);
+  assert.ok(!npx.args.some((a) => a.includes("_npx")), npx.args.join(" "));
+  assert.deepEqual(npx.args.slice(-3), ["/src/intendant/main.ts", "mcp", "--locked"]);
+  assert.deepEqual(npx.env, { INTENDANT_HOME: "/s" });
+  const shim = serverCommand({
+    ...base,
+    denoPath: "/home/u/.npm/_npx/6a9f/node_modules/deno/deno",
+    installed: "/home/u/.deno/bin/intendant",
+  });
+  assert.deepEqual([shim.command, ...shim.args], [
+    "/home/u/.deno/bin/intendant",
+    "mcp",
+    "--locked",
+  ]);
+  const plain = serverCommand({ ...base, denoPath: "/usr/local/bin/deno" });
+  assert.equal(plain.command, "/usr/local/bin/deno");
+});
+
 /** The codex snippet's table, parsed strictly (the subset of TOML it may use). */
-function parseCodexToml(text: string): { command: string; args: string[] } {
+function parseCodexToml(
+  text: string,
+): { command: string; args: string[]; env: Record<string, string> } {
   const lines = text.trim().split("\n").filter((l) => !l.startsWith("#"));
   assert.equal(lines[0], "[mcp_servers.intendant]");
   const kv = Object.fromEntries(
@@ -316,9 +370,13 @@ function parseCodexToml(text: string): { command: string; args: string[] } {
     }),
   );
   // TOML basic strings and arrays of them are JSON-compatible here; inline tables are not.
-  const env = kv.env ? /^\{ INTENDANT_HOME = ("(?:[^"\\]|\\.)*") \}$/.exec(kv.env) : null;
-  if (kv.env) assert.ok(env, kv.env);
-  return { command: JSON.parse(kv.command!), args: JSON.parse(kv.args!) };
+  const inline = kv.env ? /^\{ (.*) \}$/.exec(kv.env) : null;
+  if (kv.env) assert.ok(inline, kv.env);
+  const env: Record<string, string> = {};
+  for (const m of (inline?.[1] ?? "").matchAll(/([A-Z_]+) = ("(?:[^"\\]|\\.)*")(?:, |$)/g)) {
+    env[m[1]!] = JSON.parse(m[2]!);
+  }
+  return { command: JSON.parse(kv.command!), args: JSON.parse(kv.args!), env };
 }
 
 Deno.test("the mcp profile: loopback to its own port, reads what serve reads, writes only the index", () => {
@@ -391,6 +449,77 @@ Deno.test("every kind of key the masker knows is masked in what intendant mcp re
       for (const k of keys) {
         assert.ok(r.text.includes(`marker${keys.indexOf(k)}x`), `${k.kind}: message shown`);
         assert.deepEqual(leaks(r.text, k.secret), [], `${k.kind} leaked in read_session`);
+      }
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+Deno.test("search_messages: one value where a list is allowed, totals, wording that says what to do, one CJK character", async () => {
+  await withTempDir(async (root) => {
+    const fixtures = await buildAllFixtures(root, { sources: "all" });
+    for (const h of Object.values(fixtures.homes)) {
+      plant(h, `${WORD} planted in ${h.source} near the 龍 gate`);
+    }
+    const env = {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      NO_COLOR: "1",
+      ...hermeticEnv(root, fixtures.env),
+      INTENDANT_PORT: String(freePort()),
+      INTENDANT_MESSAGE_SEARCH_DAEMON_HOME_ONLY: "0",
+    };
+    Deno.mkdirSync(join(root, "tmp"), { recursive: true });
+    const { client } = await connect(env, ["--max-output-bytes=200000"]);
+    try {
+      // `source: "codex"` is the list ["codex"]: only Codex sessions, no validation error.
+      const one = await call(client, "search_messages", { query: WORD, source: "codex" });
+      assert.equal(one.isError, false, one.text);
+      assert.match(one.text, /source: codex/);
+      assert.doesNotMatch(one.text, /source: (?!codex)[a-z-]+/);
+      const listed = await call(client, "list_sessions", { source: "codex" });
+      assert.equal(listed.isError, false, listed.text);
+      // A page that is not the whole answer says how many match in all.
+      const all = await call(client, "search_messages", { query: WORD });
+      const n = Object.keys(fixtures.homes).length;
+      const paged = await call(client, "search_messages", { query: WORD, limit: 2 });
+      assert.match(paged.text, new RegExp(`2 session\\(s\\) on this page, (\\d+) sessions match`));
+      const total = Number(/(\d+) sessions match in all/.exec(paged.text)?.[1]);
+      assert.ok(total >= n, `${total} ≥ ${n} planted sessions`);
+      assert.match(all.text, new RegExp(`${Math.min(total, 10)} session\\(s\\) on this page`));
+      // One CJK character is a query of its own.
+      const dragon = await call(client, "search_messages", { query: "龍" });
+      assert.equal(dragon.isError, false, dragon.text);
+      assert.match(dragon.text, /«龍»/);
+      // Nothing anywhere: no suggestion that would find nothing either.
+      const none = await call(client, "search_messages", { query: "zzyzxnothing" });
+      assert.match(none.text, /No matches in the whole index\.\n|No matches in the whole index\.$/);
+      assert.doesNotMatch(none.text, /include_superseded=true/);
+      // Said only by the user: the assistant-only search suggests dropping the role filter.
+      const elsewhere = await call(client, "search_messages", {
+        query: "龍 gate",
+        role: "assistant",
+      });
+      assert.match(elsewhere.text, /No matches in the whole index\./);
+      assert.match(elsewhere.text, new RegExp(`dropping the role filter finds ${total} session`));
+      // Refusals say what to do, in words.
+      const bad: [Record<string, unknown>, RegExp][] = [
+        [
+          { query: WORD, limit: 0 },
+          /limit.*must be a whole number from 1 to 100|must be a whole number from 1 to 100.*limit/,
+        ],
+        [
+          { query: WORD, project: "x".repeat(501) },
+          /is too long: at most 500 characters; shorten it/,
+        ],
+        [{ query: WORD, source: "nope" }, /must be one of intendant, codex, .*or a list of them at source/],
+        [{ query: "" }, /is empty: give words to search for/],
+      ];
+      for (const [args, re] of bad) {
+        const r = await call(client, "search_messages", args);
+        assert.equal(r.isError, true, JSON.stringify(args));
+        assert.match(r.text, re);
+        assert.doesNotMatch(r.text, /Too big|Too small|expected string to have/);
       }
     } finally {
       await client.close();

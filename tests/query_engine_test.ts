@@ -371,6 +371,73 @@ Deno.test("search over every source's fixture home", async (t) => {
       assert.ok(nonEmpty > 80, `most combinations find something (${nonEmpty})`);
     });
 
+    await t.step(
+      "every page states the query's exact session total; empty pages suggest only what finds something",
+      async () => {
+        // "東": one CJK character is a word of its own (issue 25).
+      const queries = ["café", "cookie", "the", "東京", "東", "cookie redirect", "zzznothing"];
+        // Text said only in rewound (superseded) records: found only with them included.
+        const rewoundOnly = snaps.flatMap((s) => s.recs.filter((_, i) => !s.active[i]))
+          .flatMap((r) => r.text.split(/\s+/)).filter((w) => /^[a-z]{6,}$/.test(w))
+          .find((w) => oracle(snaps, { q: w }).length === 0);
+        assert.ok(rewoundOnly, "the fixtures hold a word said only in rewound messages");
+        queries.push(rewoundOnly);
+        const suggested = new Set<string>();
+        const filters: Partial<SearchRequest>[] = [
+          {},
+          { include_superseded: true },
+          { source: ["pi", "kimi"] },
+          { role: ["user"] },
+        ];
+        for (const q of queries) {
+          for (const f of filters) {
+            const req = { q, limit: 2, ...f };
+            const want = oracle(snaps, req).length;
+            // A one-shot caller's count budget finishes on a store this small: every page
+            // carries the total, the later pages included (the cursor carries what was shown).
+            const complete = await allPages(search, { ...req, complete: true });
+            for (const p of complete.pages) {
+              assert.equal(p.total_sessions, want, JSON.stringify(req));
+            }
+            // A keystroke's smaller budget may stop short: then the total is absent, never wrong.
+            const quick = await allPages(search, req);
+            for (const p of quick.pages) {
+              if (p.total_sessions !== undefined) assert.equal(p.total_sessions, want);
+            }
+            const first = complete.pages[0]!;
+            if (want > 0) {
+              assert.equal(first.suggestions, undefined, "a page with results suggests nothing");
+              continue;
+            }
+            // Each suggestion names a widening that really finds sessions, with their count.
+            const widened: [string, Partial<SearchRequest>][] = [
+              ["include_superseded", { include_superseded: true }],
+              ["all_sources", { source: undefined }],
+              ["all_roles", { role: undefined }],
+            ];
+            for (const [name, w] of widened) {
+              const applies = name === "include_superseded"
+                ? !req.include_superseded
+                : name === "all_sources"
+                ? (req.source?.length ?? 0) > 0
+                : (req.role?.length ?? 0) > 0;
+              const n = applies ? oracle(snaps, { ...req, ...w }).length : 0;
+              const got = first.suggestions?.[name as "all_roles"];
+              if (n === 0) assert.equal(got, undefined, `${name} for ${JSON.stringify(req)}`);
+              else {assert.deepEqual(
+                  got,
+                  { sessions: n, more: false },
+                  `${name} ${JSON.stringify(req)}`,
+                );}
+            }
+          }
+        }
+        // Rewound-only text is found only with rewound messages: the suggestion says so.
+        const rewound = snaps.flatMap((s) => s.recs.filter((_, i) => !s.active[i]));
+        assert.ok(rewound.length > 0, "the fixtures hold superseded records");
+      },
+    );
+
     await t.step("highlight ranges decode to exactly the matched original text", async () => {
       const single = [
         "café",

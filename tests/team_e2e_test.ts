@@ -19,6 +19,11 @@ import { buildAllFixtures } from "./fixtures/all.ts";
 import { runIntendant, spawnIntendant, waitFor } from "./helpers/cli.ts";
 import { withPgCluster } from "./helpers/pg_cluster.ts";
 import { hermeticEnv, withTempDir } from "./helpers/temp.ts";
+import { randomChars } from "./helpers/secret_keys.ts";
+
+const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+/** A key of GitHub's token shape, one per machine (its own text, pasted into a prompt). */
+const keyOf = (machine: string) => `ghp_${machine.slice(0, 2)}${randomChars(ALNUM, 34, [])}`;
 
 Deno.test("team search across two machines through every interface", async () => {
   await withPgCluster(async (pg) => {
@@ -28,14 +33,22 @@ Deno.test("team search across two machines through every interface", async () =>
         const root = join(dir, name);
         const fixtures = await buildAllFixtures(root);
         Deno.mkdirSync(join(root, "tmp"), { recursive: true });
-        plant(fixtures.homes.codex!, `zephyrteam word from ${name}`);
+        const key = keyOf(name);
+        plant(fixtures.homes.codex!, `zephyrteam word from ${name} with token ${key}`);
         const env: Record<string, string> = {
           ...hermeticEnv(root, fixtures.env),
           INTENDANT_MACHINE: name,
           PGPASSWORD: pg.password,
         };
         const run = (...args: string[]) => runIntendant(root, args, { env });
-        return { root, fixtures, env, run, codexKey: fixtures.homes.codex!.appendTarget.key };
+        return {
+          root,
+          fixtures,
+          env,
+          run,
+          key,
+          codexKey: fixtures.homes.codex!.appendTarget.key,
+        };
       };
       const alpha = await machine("alpha");
       const beta = await machine("beta");
@@ -69,6 +82,20 @@ Deno.test("team search across two machines through every interface", async () =>
       const human = await alpha.run("search", "zephyrteam", "--team", url);
       assert.match(human.stdout, /^beta codex /m);
       assert.match(human.stdout, /^alpha codex /m);
+      // Another machine's text is someone else's: masked in the CLI too, human and --json
+      // (issue 25); this machine's own only with --unmask-own, another's never.
+      for (const out of [human.stdout, j.stdout]) {
+        assert.ok(!out.includes(beta.key) && !out.includes(alpha.key), out);
+        assert.match(out, /token ghp_…\[github token\]|token ghp_\S*…/);
+      }
+      assert.ok(res.groups.every((g: { masked?: boolean }) => g.masked === true));
+      const own = await alpha.run("search", "zephyrteam", "--team", url, "--unmask-own");
+      assert.ok(own.stdout.includes(alpha.key), own.stdout);
+      assert.ok(!own.stdout.includes(beta.key), own.stdout);
+      assert.match(own.stdout, /\(2 sessions\)$/m);
+      const mixed = await alpha.run("search", "zephyrteam", "--local", "--unmask-own");
+      assert.equal(mixed.code, 2);
+      assert.match(mixed.stderr, /--unmask-own applies to team search/);
       const onlyBeta = await alpha.run("search", "zephyrteam", "--team", url, "--machine", "beta");
       assert.doesNotMatch(onlyBeta.stdout, /^alpha /m);
       assert.match(onlyBeta.stdout, /^beta codex /m);

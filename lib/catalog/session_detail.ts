@@ -61,12 +61,16 @@ export interface DetailOptions {
 /** Decodes a `locate=` value; MalformedLocatorError when it is not a locator. */
 export function parseLocate(param: unknown): Locator {
   if (typeof param !== "string") {
-    throw new MalformedLocatorError("Invalid locate: expected a string");
+    throw new MalformedLocatorError(
+      "Invalid locate: expected the locator of a search hit, as a search result gave it",
+    );
   }
   const loc = decodeLocator(param);
   if (!loc) {
+    // The value is not quoted (it may be anything a client pasted); its length says enough.
     throw new MalformedLocatorError(
-      `Invalid locate (${param.length} chars): expected a locator as JSON or base64url of it`,
+      `Invalid locate (${param.length} characters): this is not a hit's locator; pass the ` +
+        "locator a search result gave, unchanged, or open the session without one",
     );
   }
   return loc;

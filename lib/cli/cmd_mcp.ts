@@ -27,6 +27,7 @@ import {
   createMcpServer,
   createTeamBackend,
   DEFAULT_MAX_OUTPUT_BYTES,
+  homeVariables,
   MCP_CLIENTS,
   type McpClient,
   serverCommand,
@@ -121,6 +122,22 @@ function teamBackend(cfg: ResolvedConfig, logger: (l: string) => void) {
   });
 }
 
+/**
+ * `~/.deno/bin/intendant` when `deno task install` put it there for THIS main module (the
+ * shim names the module it runs: another checkout's install is not ours), else null.
+ */
+function installedShim(o: { home: string | undefined; mainModule: string }): string | null {
+  if (!o.home) return null;
+  const shim = join(o.home, ".deno", "bin", "intendant");
+  try {
+    const text = Deno.readTextFileSync(shim);
+    return text.includes(`'${o.mainModule}'`) || text.includes(`"${o.mainModule}"`) ? shim : null;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.NotCapable) return null;
+    throw err;
+  }
+}
+
 function printConfig(client: string, io: CliIo): number {
   if (!io.launcher) throw new InvalidInputError("Cannot tell how this intendant was started");
   const { denoPath, mainModule } = io.launcher;
@@ -133,10 +150,17 @@ function printConfig(client: string, io: CliIo): number {
     }
   }
   // Absolute, as the client will start the server from its own working directory.
-  const intendantHome = io.env.INTENDANT_HOME
-    ? resolveConfig(io.env, { cwd: io.cwd }).stateRoot
-    : undefined;
-  const cmd = serverCommand({ denoPath, mainModule, hasConfig }, { intendantHome });
+  const cfg = resolveConfig(io.env, { cwd: io.cwd });
+  const vars = homeVariables(io.env, {
+    cwd: io.cwd,
+    home: io.env.HOME ?? io.cwd,
+    stateRoot: io.env.INTENDANT_HOME ? cfg.stateRoot : undefined,
+  });
+  const installed = installedShim({ home: io.env.HOME, mainModule });
+  const cmd = serverCommand(
+    { denoPath, mainModule, hasConfig, denoVersion: Deno.version.deno, installed },
+    vars,
+  );
   const text = clientConfig(client, cmd);
   io.stderr(`intendant: ${CLIENT_CONFIG_PLACE[client as McpClient]}:\n`);
   io.stdout(text);

@@ -34,10 +34,13 @@ import type { CliIo, Command } from "./io.ts";
 import { EXIT_OK } from "./exit_codes.ts";
 import { type StatusLine, statusLine } from "./status_line.ts";
 import { stringifyTerminalSafe, terminalSafe } from "../text/mod.ts";
+import { formatResults, maskForeignGroups, searchHints } from "./search_out.ts";
+
+export { formatResults } from "./search_out.ts";
 
 const USAGE = `intendant search QUERY [--json] [--limit N] [--include-superseded] [--source S[,S]]
                  [--role user|assistant] [--project P] [--cursor C] [--refresh]
-                 [--team URL [--machine M[,M]] | --local]`;
+                 [--team URL [--machine M[,M]] [--unmask-own] | --local]`;
 
 /** A page and who answered it. */
 interface Answer {
@@ -65,6 +68,7 @@ export const searchCommand: Command = {
       team: { type: "string" },
       machine: { type: "string" },
       local: { type: "boolean" },
+      "unmask-own": { type: "boolean" },
     });
     const q = args.positionals.join(" ").trim();
     if (!q) throw new InvalidInputError("Missing QUERY");
@@ -88,12 +92,20 @@ export const searchCommand: Command = {
     }
     const machines = stringFlag(args, "machine")?.split(",").map((m) => m.trim()).filter(Boolean);
     if (machines && (local || cfg.team.url === null)) {
-      throw new InvalidInputError("--machine filters team search: give --team URL");
+      throw new InvalidInputError(
+        "--machine filters team search: add --team URL (or set INTENDANT_TEAM_URL)",
+      );
+    }
+    const unmaskOwn = boolFlag(args, "unmask-own");
+    if (unmaskOwn && (local || cfg.team.url === null)) {
+      throw new InvalidInputError(
+        "--unmask-own applies to team search: this machine's own index is never masked",
+      );
     }
     let a: Answer;
     try {
       a = cfg.team.url !== null && !local
-        ? await answerTeam({ cfg, req: { ...req, machine: machines }, io, status })
+        ? await answerTeam({ cfg, req: { ...req, machine: machines }, io, status, unmaskOwn })
         : await answer({ cfg, req, refresh: boolFlag(args, "refresh"), status });
     } finally {
       status.done();
@@ -107,6 +119,7 @@ export const searchCommand: Command = {
     } else {
       io.stdout(formatResults(a.res, { answeredBy: a.answeredBy }));
     }
+    for (const h of searchHints(a.res)) io.stderr(`${h}\n`);
     return EXIT_OK;
   },
 };
@@ -114,10 +127,17 @@ export const searchCommand: Command = {
 /**
  * Searches the team database (complete, like every CLI search). Team search is bounded by
  * the server's retention (`intendant team retention`), not this machine's window: the
- * other machines' records are theirs to keep.
+ * other machines' records are theirs to keep. The answer is masked (search_out.ts
+ * maskForeignGroups) before anything prints it, --json included.
  */
 async function answerTeam(
-  o: { cfg: ResolvedConfig; req: TeamSearchRequest; io: CliIo; status: StatusLine },
+  o: {
+    cfg: ResolvedConfig;
+    req: TeamSearchRequest;
+    io: CliIo;
+    status: StatusLine;
+    unmaskOwn: boolean;
+  },
 ): Promise<Answer> {
   const team = await openTeam(o.cfg, (w) => o.io.stderr(`intendant: ${terminalSafe(w)}\n`));
   try {
@@ -127,7 +147,10 @@ async function answerTeam(
       cursorKey: await loadCursorKey(o.cfg.messageSearch.cacheRoot),
       windowDays: null,
     });
-    const res = await engine.search(o.req);
+    const res = maskForeignGroups(await engine.search(o.req), {
+      ownMachine: team.machine,
+      unmaskOwn: o.unmaskOwn,
+    });
     return {
       res,
       coverage: { team: team.url.redacted, machine: team.machine, revision: res.revision },
@@ -201,120 +224,4 @@ function csv<T extends string>(
     }
   }
   return parts as T[];
-}
-
-/** Marks the byte ranges of a hit inside its snippet with «». */
-function mark(snippet: string, offset: number, ranges: [number, number][]): string {
-  const bytes = new TextEncoder().encode(snippet);
-  const dec = new TextDecoder();
-  // Each piece is made terminal-safe on its own, after the byte ranges are applied (they
-  // index the raw snippet), so the «» always survive: a sequence cut by a mark loses its
-  // ESC in the first piece, and its tail is plain text in the next.
-  const piece = (from: number, to?: number) => terminalSafe(dec.decode(bytes.subarray(from, to)));
-  let out = "";
-  let at = 0;
-  for (const [a, b] of ranges) {
-    const s = Math.max(a - offset, 0), e = Math.min(b - offset, bytes.length);
-    if (e <= s || s < at) continue;
-    out += piece(at, s) + "«" + piece(s, e) + "»";
-    at = e;
-  }
-  return out + piece(at);
-}
-
-/** Session keys shown in the degraded note; the rest are counted. */
-const DEGRADED_KEYS_SHOWN = 5;
-
-/** The plain statement of sessions a page could not search (see SearchResponse). */
-function degradedNote(
-  d: NonNullable<SearchResponse["degraded"]>,
-  by: "daemon" | "store" | "team",
-): string {
-  const rebuilding = d.count - d.lost;
-  const parts: string[] = [];
-  if (rebuilding > 0) {
-    parts.push(
-      `${plural(rebuilding, "session")} could not be searched: ${
-        rebuilding === 1 ? "its" : "their"
-      } index data is damaged and ${
-        by === "daemon"
-          ? "is being rebuilt (search again in a moment)"
-          : "is rebuilt by the next sweep (run `intendant index`)"
-      }`,
-    );
-  }
-  if (d.lost > 0) {
-    parts.push(
-      `${plural(d.lost, "session")} could not be searched and cannot be rebuilt: ${
-        d.lost === 1 ? "its" : "their"
-      } index data was damaged and ${d.lost === 1 ? "its" : "their"} source files are gone`,
-    );
-  }
-  const shown = d.sessions.slice(0, DEGRADED_KEYS_SHOWN).map((s) => terminalSafe(s.session_key));
-  const more = d.count - shown.length;
-  return `(partial: ${parts.join("; ")}: ${shown.join(", ")}${
-    more > 0 ? ` and ${more} more` : ""
-  })`;
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
-
-/** The human listing: every string from a transcript goes through terminalSafe. */
-export function formatResults(
-  res: SearchResponse,
-  o: { answeredBy?: "daemon" | "store" | "team" } = {},
-): string {
-  const lines: string[] = [];
-  for (const g of res.groups) {
-    // Team answers name each session's machine first (machine names are validated labels,
-    // still printed through terminalSafe like everything from the database).
-    const machine = "machine" in g && typeof g.machine === "string"
-      ? `${terminalSafe(g.machine)} `
-      : "";
-    lines.push(
-      `${machine}${terminalSafe(g.source)} ${terminalSafe(g.session_id)}${
-        g.title ? `  ${terminalSafe(g.title)}` : ""
-      }${g.source_gone ? "  (source gone)" : ""}  [${g.total_hits} hit${
-        g.total_hits === 1 ? "" : "s"
-      }]`,
-    );
-    for (const h of g.hits) {
-      const flags = [
-        h.superseded ? "superseded" : "",
-        h.truncated ? "truncated" : "",
-        h.subagent ? "subagent" : "",
-      ].filter(Boolean).join(",");
-      const when = new Date(h.ts_ms).toISOString().slice(0, 16).replace("T", " ");
-      lines.push(
-        `  ${when} ${terminalSafe(h.role)}${flags ? ` [${flags}]` : ""}: ${
-          mark(h.snippet, h.snippet_offset_bytes, h.ranges).replace(/\s+/g, " ")
-        }`,
-      );
-    }
-  }
-  if (res.degraded) lines.push(degradedNote(res.degraded, o.answeredBy ?? "store"));
-  if (res.state === "partial" && res.partial_reason !== "degraded") {
-    const why = res.partial_reason === "timeout"
-      ? "the search ran out of time; some sessions were not searched"
-      : "the page reached the response size limit";
-    lines.push(`(partial: ${why}${res.cursor ? "; more with --cursor " + res.cursor : ""})`);
-  } else if (res.cursor) lines.push(`(more: --cursor ${res.cursor})`);
-  if (res.groups.length === 0) {
-    // Only a complete scan may say there is nothing: anything else says what is missing.
-    if (res.state === "ready") lines.push("no matches");
-    else if (res.state === "building" && o.answeredBy === "team") {
-      lines.push(
-        "no matches yet: no machine has published to the team database\n" +
-          "hint: run `intendant index --team URL` (or keep `intendant serve --team URL` running)",
-      );
-    } else if (res.state === "building") {
-      lines.push(
-        "no matches yet: the message index is empty or still being built\n" +
-          "hint: run `intendant index` (or keep `intendant serve` running)",
-      );
-    } else lines.push("no matches in the part that was searched");
-  }
-  return lines.join("\n") + "\n";
 }

@@ -136,9 +136,9 @@ export const teamCommand: Command = {
   },
 };
 
-/** A valid machine name (machineRoleName fits any of them in a role name). */
+/** A valid machine name given as NAME (machineRoleName fits any of them in a role name). */
 function checkedMachineName(raw: string): string {
-  return machineName(raw, "INTENDANT_MACHINE");
+  return machineName(raw, "argument");
 }
 
 /** `DAYS` (whole days 1..RETENTION_DAYS_MAX) or `off`/`forever` (null). */

@@ -11,7 +11,7 @@
  * the rest.
  */
 import { terminalSafe, utf8Length } from "../text/mod.ts";
-import { maskSecrets, maskWithRanges } from "./_mask.ts";
+import { markSnippet, maskSecrets } from "./_mask.ts";
 
 /** The first line of every result. */
 export const FRAMING =
@@ -57,34 +57,15 @@ export function quoteBlock(text: string, o: { indent?: string } = {}): string {
 }
 
 /**
- * A search snippet on one quoted line: masked with its highlight ranges moved onto the
- * masked text (maskWithRanges), the matches marked «…», whitespace collapsed.
- * `ranges` are UTF-8 byte offsets into the record text; `offset` is the snippet's.
+ * A search snippet on one quoted line: masked (markSnippet), the matches marked «…», "…"
+ * where the message goes on. `ranges` are UTF-8 byte offsets into the record text;
+ * `offset` is the snippet's.
  */
 export function markedSnippet(
   snippet: string,
-  o: { offset: number; ranges: readonly [number, number][] },
+  o: { offset: number; ranges: readonly [number, number][]; cutEnd?: boolean },
 ): string {
-  const len = byteLength(snippet);
-  const rel: [number, number][] = [];
-  for (const [a, b] of o.ranges) {
-    const s = Math.max(a - o.offset, 0), e = Math.min(b - o.offset, len);
-    if (e > s) rel.push([s, e]);
-  }
-  const m = maskWithRanges(snippet, rel);
-  const bytes = enc.encode(m.text);
-  const dec = new TextDecoder();
-  // Each piece is cleaned on its own after the byte ranges are applied (they index the
-  // masked text), so a control sequence cut by a mark cannot swallow the «».
-  const piece = (from: number, to?: number) => terminalSafe(dec.decode(bytes.subarray(from, to)));
-  let out = "";
-  let at = 0;
-  for (const [s, e] of m.ranges) {
-    if (e <= s || s < at) continue;
-    out += piece(at, s) + "«" + piece(s, Math.min(e, bytes.length)) + "»";
-    at = e;
-  }
-  return QUOTE + (out + piece(at)).replace(/\s+/g, " ").trim();
+  return QUOTE + markSnippet(snippet, { ...o, mask: true });
 }
 
 /** `s` cut to at most `maxBytes` UTF-8 bytes on a character boundary. */

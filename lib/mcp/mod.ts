@@ -17,6 +17,12 @@ export {
   MIN_MAX_OUTPUT_BYTES,
 } from "./server.ts";
 export type { McpServerOptions } from "./server.ts";
-export { CLIENT_CONFIG_PLACE, clientConfig, MCP_CLIENTS, serverCommand } from "./client_config.ts";
+export {
+  CLIENT_CONFIG_PLACE,
+  clientConfig,
+  homeVariables,
+  MCP_CLIENTS,
+  serverCommand,
+} from "./client_config.ts";
 export type { Launcher, McpClient, ServerCommand } from "./client_config.ts";
 export { FRAMING, SUPERSEDED_NOTE } from "./framing.ts";

@@ -14,6 +14,7 @@ import { SOURCES } from "../message_search/mod.ts";
 import { LIST_MAX_LIMIT, listSessions, type SessionSummary } from "../catalog/mod.ts";
 import type { McpBackend } from "./backend.ts";
 import { field, FRAMING, OutputBudget } from "./framing.ts";
+import { enumListArg, intArg, oneOrMany, textArg } from "./args.ts";
 
 /** Sessions per page unless asked. */
 export const LIST_DEFAULT_LIMIT_MCP = 20;
@@ -25,19 +26,21 @@ export const LIST_DESCRIPTION =
   "agent (source), by project path text, and by text in the session's name/title.";
 
 export const LIST_INPUT = {
-  source: z.array(z.enum(SOURCES)).max(SOURCES.length).optional().describe(
-    "Only these agents' sessions (default: all).",
+  source: enumListArg(SOURCES, { what: "an agent id" }).optional().describe(
+    "Only this agent's sessions, or these agents' (default: all).",
   ),
-  project: z.string().min(1).max(500).optional().describe(
+  project: textArg({ max: 500, what: "text of a project path" }).optional().describe(
     "Only sessions whose project path contains this text (case-insensitive).",
   ),
-  name: z.string().min(1).max(500).optional().describe(
+  name: textArg({ max: 500, what: "words of a session's name or title" }).optional().describe(
     "Words that must all occur in the session's name, title, project or id.",
   ),
-  limit: z.number().int().min(1).max(200).optional().describe(
+  limit: intArg({ min: 1, max: 200, what: "sessions per page" }).optional().describe(
     `Sessions per page (default ${LIST_DEFAULT_LIMIT_MCP}).`,
   ),
-  offset: z.number().int().min(0).optional().describe("Sessions to skip (paging)."),
+  offset: intArg({ min: 0, what: "sessions to skip" }).optional().describe(
+    "Sessions to skip (paging).",
+  ),
 };
 
 type ListArgs = z.infer<z.ZodObject<typeof LIST_INPUT>>;
@@ -48,7 +51,7 @@ async function page(b: McpBackend, a: ListArgs) {
   const deps = await b.catalog();
   const limit = a.limit ?? LIST_DEFAULT_LIMIT_MCP;
   const offset = a.offset ?? 0;
-  const base = { source: a.source, q: a.name };
+  const base = { source: oneOrMany(a.source), q: a.name };
   if (!a.project) {
     const r = await listSessions(deps, { ...base, limit, offset });
     return { sessions: r.sessions, total: r.total, next: r.next_offset };

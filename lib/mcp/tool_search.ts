@@ -37,6 +37,7 @@ import {
 import { resumeCommand } from "../catalog/mod.ts";
 import { MACHINE_NAME_MAX } from "../team/mod.ts";
 import { hitLink, LINK_NOTE } from "../server/mod.ts";
+import { enumListArg, intArg, nameListArg, oneOrMany, textArg } from "./args.ts";
 
 /** Session groups per page unless asked: a model reads a few sessions, not a hundred. */
 export const SEARCH_DEFAULT_LIMIT = 10;
@@ -72,20 +73,22 @@ export const TEAM_SEARCH_DESCRIPTION =
   "when included they are labelled SUPERSEDED — do not treat them as the decision that was " +
   "kept. Secrets are masked. Page with the returned cursor.";
 
-const isoOrMs = z.union([z.string().min(1).max(40), z.number().int().nonnegative()]);
+const isoOrMs = z.union([
+  z.string().min(1, "is empty: give an ISO 8601 date/time").max(40, "is too long for a date"),
+  z.number().int().nonnegative(),
+], { error: "expected an ISO 8601 date/time (2026-05-01, 2026-05-01T12:00Z) or epoch ms" });
 
 /** The input schema (a zod raw shape, as McpServer.registerTool takes it). */
 export const SEARCH_INPUT = {
-  query: z.string().min(1).max(1000).describe(
+  query: textArg({ max: 1000, what: "words to search for" }).describe(
     'Words that must all occur in one message; "quoted phrase" for an exact phrase.',
   ),
-  source: z.array(z.enum(SOURCES)).max(SOURCES.length).optional().describe(
-    "Only these agents' sessions (default: all).",
+  source: enumListArg(SOURCES, { what: "an agent id" }).optional().describe(
+    "Only this agent's sessions, or these agents' (default: all).",
   ),
-  role: z.enum(["user", "assistant"]).optional().describe(
-    "Only messages of this role (default: both).",
-  ),
-  project: z.string().min(1).max(500).optional().describe(
+  role: z.enum(["user", "assistant"], { error: 'must be "user" or "assistant"' }).optional()
+    .describe("Only messages of this role (default: both)."),
+  project: textArg({ max: 500, what: "text of a project path" }).optional().describe(
     "Only sessions whose project path contains this text.",
   ),
   since: isoOrMs.optional().describe(
@@ -94,33 +97,37 @@ export const SEARCH_INPUT = {
   until: isoOrMs.optional().describe(
     "Only messages at or before this time: ISO 8601 date/time or epoch milliseconds.",
   ),
-  include_superseded: z.boolean().optional().describe(
+  include_superseded: z.boolean({ error: "must be true or false" }).optional().describe(
     "Also return rewound/abandoned messages, labelled SUPERSEDED (default false).",
   ),
-  limit: z.number().int().min(1).max(MAX_LIMIT).optional().describe(
+  limit: intArg({ min: 1, max: MAX_LIMIT, what: "session groups per page" }).optional().describe(
     `Session groups per page (default ${SEARCH_DEFAULT_LIMIT}).`,
   ),
-  cursor: z.string().min(1).max(8192).optional().describe(
+  cursor: textArg({ max: 8192, what: "the cursor a previous result gave" }).optional().describe(
     "The cursor a previous search_messages result gave, for its next page (repeat the same " +
       "query and filters; the cursor carries the page size).",
   ),
 };
 
+/** What a machine name is, in words (lib/team machine_name.ts). */
+const MACHINE_RULE = `a machine name is 1-${MACHINE_NAME_MAX} letters, digits, '.', '_' or '-'`;
+const MACHINE_RE = /^[A-Za-z0-9._-]+$/;
+
 /** A machine name as the team database spells it (lib/team machine_name.ts). */
-export const MACHINE_ARG = z.string().min(1).max(MACHINE_NAME_MAX).regex(
-  /^[A-Za-z0-9._-]+$/,
-  "a machine name is letters, digits, '.', '_' or '-'",
-);
+export const MACHINE_ARG = z.string({ error: MACHINE_RULE }).min(1, MACHINE_RULE)
+  .max(MACHINE_NAME_MAX, MACHINE_RULE).regex(MACHINE_RE, MACHINE_RULE);
 
 /** The input schema with a team database: the local one plus a machine filter. */
 export const TEAM_SEARCH_INPUT = {
   ...SEARCH_INPUT,
-  machine: z.array(MACHINE_ARG).min(1).max(100).optional().describe(
-    "Only sessions of these machines (names as search results show them; default: all).",
-  ),
+  machine: nameListArg({ re: MACHINE_RE, max: MACHINE_NAME_MAX, rule: MACHINE_RULE, maxItems: 100 })
+    .optional().describe(
+      "Only sessions of this machine, or these machines (names as search results show " +
+        "them; default: all).",
+    ),
 };
 
-type SearchArgs = z.infer<z.ZodObject<typeof SEARCH_INPUT>> & { machine?: string[] };
+type SearchArgs = z.infer<z.ZodObject<typeof SEARCH_INPUT>> & { machine?: string | string[] };
 
 /** Who answered a search: the daemon, the local index, or the team database. */
 type SearchedBy = "daemon" | "store" | "team";
@@ -212,9 +219,10 @@ export async function searchMessages(
   args: SearchArgs,
   o: { maxBytes: number },
 ): Promise<string> {
+  const machine = oneOrMany(args.machine);
   const req: SearchRequest = {
     q: args.query.trim(),
-    source: args.source,
+    source: oneOrMany(args.source),
     role: args.role ? [args.role] : undefined,
     project: args.project,
     since: parseTime(args.since, "since"),
@@ -229,10 +237,12 @@ export async function searchMessages(
     throw new InvalidInputError("Invalid time range: since is after until");
   }
   const team = b.team;
-  if (!team && args.machine !== undefined) {
-    throw new InvalidInputError("Invalid machine filter: no team database is configured");
+  if (!team && machine !== undefined) {
+    throw new InvalidInputError(
+      "Invalid machine filter: no team database is configured (start intendant mcp --team URL)",
+    );
   }
-  const f = fingerprint(req, team ? args.machine ?? [] : undefined);
+  const f = fingerprint(req, team ? machine ?? [] : undefined);
   let skip = 0;
   if (args.cursor !== undefined) {
     const w = unwrapCursor(args.cursor, f);
@@ -241,7 +251,7 @@ export async function searchMessages(
     skip = w.s;
   }
   const { res, by }: { res: SearchResponse & { groups: AnyGroup[] }; by: SearchedBy } = team
-    ? { res: await team.search({ ...req, machine: args.machine }), by: "team" }
+    ? { res: await team.search({ ...req, machine }), by: "team" }
     : await b.search(req);
   const groups = res.groups.slice(skip);
   const page = await render(b, res, groups, {
@@ -306,7 +316,7 @@ async function render(
     : "local index";
   out.add(
     `search_messages ${JSON.stringify(o.req.q)}: ${groups.length} session(s) on this page` +
-      ` (answered by the ${answeredBy}).`,
+      `${totalNote(res, o.first - 1 + groups.length)} (answered by the ${answeredBy}).`,
   );
   if (groups.length) out.add(LINK_NOTE);
   let shown = 0;
@@ -334,11 +344,8 @@ async function render(
     );
   } else if (res.groups.length === 0) {
     notes.push(
-      `No matches in the whole ${o.by === "team" ? "team database" : "index"}${
-        o.req.include_superseded
-          ? ""
-          : " (rewound/abandoned messages were left out: include_superseded=true searches them too)"
-      }.`,
+      `No matches in the whole ${o.by === "team" ? "team database" : "index"}.` +
+        suggestionNote(res),
     );
   }
   if (out.cut) {
@@ -347,6 +354,33 @@ async function render(
     );
   }
   return { out, shown, cut: shown < groups.length || out.cut, notes };
+}
+
+/**
+ * ", 57 sessions match in all" when the engine counted the whole query, ", more sessions
+ * match" when it did not and a next page exists; nothing on a last page (its count is
+ * what was shown). `upTo` is the number of the last group on this page.
+ */
+function totalNote(res: SearchResponse, upTo: number): string {
+  if (res.total_sessions !== undefined && res.total_sessions > upTo) {
+    return `, ${res.total_sessions} sessions match in all`;
+  }
+  return res.total_sessions === undefined && res.cursor !== null ? ", more sessions match" : "";
+}
+
+/** What a wider search would find (only what the engine ran and counted), as one sentence. */
+function suggestionNote(res: SearchResponse): string {
+  const s = res.suggestions;
+  if (!s) return "";
+  const n = (x: { sessions: number; more: boolean }) =>
+    `${x.sessions}${x.more ? "+" : ""} session(s)`;
+  const parts = [
+    s.include_superseded &&
+    `include_superseded=true finds ${n(s.include_superseded)} (rewound/abandoned messages)`,
+    s.all_sources && `dropping the source filter finds ${n(s.all_sources)}`,
+    s.all_roles && `dropping the role filter finds ${n(s.all_roles)}`,
+  ].filter(Boolean);
+  return parts.length ? ` Wider searches that do find something: ${parts.join("; ")}.` : "";
 }
 
 async function groupLines(
@@ -381,7 +415,13 @@ async function groupLines(
         }` +
         ` locator=${h.locator}`,
         ...(h.superseded ? [`  ${SUPERSEDED_NOTE}.`] : []),
-        `  ${markedSnippet(h.snippet, { offset: h.snippet_offset_bytes, ranges: h.ranges })}`,
+        `  ${
+          markedSnippet(h.snippet, {
+            offset: h.snippet_offset_bytes,
+            ranges: h.ranges,
+            cutEnd: h.snippet_cut_end,
+          })
+        }`,
         local
           ? `  open hit: ${hitLink(o.port, g.session_key, { locator: h.locator, q: o.req.q })}`
           : `  read it: read_session machine=${JSON.stringify(g.machine)} ` +

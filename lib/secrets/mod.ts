@@ -13,4 +13,6 @@
 export { findSecrets, maskedForm, maskSecrets } from "./find.ts";
 export type { SecretSpan } from "./find.ts";
 export { maskWithRanges } from "./ranges.ts";
+export { markSnippet } from "./marked_snippet.ts";
+export type { MarkSnippetOptions } from "./marked_snippet.ts";
 export { SECRET_KINDS } from "./rules.ts";

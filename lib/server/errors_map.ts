@@ -13,16 +13,18 @@ import {
 import { CursorExpiredError, InvalidCursorError } from "../message_search/mod.ts";
 import { DamagedSessionError, MalformedLocatorError } from "../catalog/mod.ts";
 import { TeamDbError } from "../team/mod.ts";
+import { issueInWords } from "./zod_words.ts";
 
 /** Status and body for an error. */
 export function mapError(err: unknown): { status: number; body: Record<string, unknown> } {
   if (err instanceof ZodError) {
     const i = err.issues[0];
+    const what = i?.path.length ? `parameter "${i.path.join(".")}"` : "request";
     return {
       status: 400,
       body: {
         error: "bad_request",
-        message: `Invalid parameter "${i?.path.join(".") ?? "?"}": ${i?.message ?? "invalid"}`,
+        message: `Invalid ${what}: ${i ? issueInWords(i) : "invalid"}`,
       },
     };
   }

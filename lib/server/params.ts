@@ -13,13 +13,19 @@ const csv = <T extends string>(values: readonly [T, ...T[]]) =>
   z.string().max(200).transform((s) => s.split(",").map((x) => x.trim()).filter(Boolean)).pipe(
     z.array(z.enum(values)),
   );
-const int = (min: number, max: number) =>
-  z.string().regex(/^\d{1,9}$/).transform(Number).pipe(z.number().int().min(min).max(max));
+const int = (min: number, max: number) => {
+  const words = `must be a whole number from ${min} to ${max}`;
+  return z.string().regex(/^\d{1,9}$/, words).transform(Number)
+    .pipe(z.number().int(words).min(min, words).max(max, words));
+};
 /** Epoch ms, or an ISO date/time. */
 const time = z.string().max(40).transform((s, ctx) => {
   const n = /^\d{1,15}$/.test(s) ? Number(s) : Date.parse(s);
   if (!Number.isFinite(n)) {
-    ctx.addIssue({ code: "custom", message: "expected epoch ms or an ISO date" });
+    ctx.addIssue({
+      code: "custom",
+      message: "must be a date: epoch milliseconds or ISO 8601 (2026-05-01, 2026-05-01T12:00Z)",
+    });
     return z.NEVER;
   }
   return n;

@@ -17,7 +17,8 @@ export const MACHINE_NAME_MAX = 64;
 const VALID = /^[A-Za-z0-9._-]+$/;
 
 /** Where the name came from, for the error message. */
-export type MachineNameSource = "INTENDANT_MACHINE" | "hostname";
+/** Where a machine name came from, for the message that refuses it. */
+export type MachineNameSource = "INTENDANT_MACHINE" | "hostname" | "argument";
 
 /** A value quoted for a message: JSON escapes controls; long values are cut. */
 function quoted(raw: string): string {
@@ -27,10 +28,15 @@ function quoted(raw: string): string {
 /** Validates one machine name; throws InvalidInputError otherwise. */
 export function machineName(raw: string, source: MachineNameSource = "INTENDANT_MACHINE"): string {
   if (raw.length >= 1 && raw.length <= MACHINE_NAME_MAX && VALID.test(raw)) return raw;
-  const hint = source === "hostname" ? "; set INTENDANT_MACHINE to a valid name" : "";
+  const from = source === "argument" ? "" : ` (from ${source})`;
+  const fix = source === "hostname"
+    ? "; set INTENDANT_MACHINE to a valid name"
+    : source === "argument"
+    ? "; give a name like laptop-2 or ci.build"
+    : "; change INTENDANT_MACHINE to a name like laptop-2";
   throw new InvalidInputError(
-    `Invalid machine name ${quoted(raw)} (from ${source}): expected 1-${MACHINE_NAME_MAX} ` +
-      `characters of A-Z a-z 0-9 . _ -${hint}`,
+    `Invalid machine name ${quoted(raw)}${from}: expected 1-${MACHINE_NAME_MAX} ` +
+      `characters of A-Z a-z 0-9 . _ -${fix}`,
   );
 }
 

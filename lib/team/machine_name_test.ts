@@ -47,3 +47,16 @@ Deno.test("resolveMachineName prefers INTENDANT_MACHINE, falls back to the hostn
     /hostname is not readable here; set INTENDANT_MACHINE/,
   );
 });
+
+Deno.test("a bad name given as an argument is blamed on the argument, with an example", () => {
+  assert.throws(
+    () => machineName("my box", "argument"),
+    (e: unknown) => {
+      assert.ok(e instanceof Error);
+      assert.doesNotMatch(e.message, /INTENDANT_MACHINE/);
+      assert.match(e.message, /Invalid machine name "my box": expected 1-64 characters/);
+      assert.match(e.message, /give a name like laptop-2/);
+      return true;
+    },
+  );
+});

@@ -61,6 +61,12 @@ export interface TeamScan {
   /** Page order, at most limit+1. */
   groups: TeamCandidate[];
   plan: "trigram" | "newest";
+  /**
+   * Matching sessions strictly after the position, over the whole scope (this page and
+   * later ones), or null when the plan stopped before seeing them all (the walk's early
+   * exit, a timeout). The trigram plan always knows it (it aggregates every match).
+   */
+  after: number | null;
 }
 
 /** A transaction: statements, and savepoints for the budgeted ones (timed). */
@@ -183,18 +189,22 @@ export async function trigramPlan(
   // (fetchHits "tid").
   const text = `WITH m AS MATERIALIZED (SELECT r.ctid AS tid, r.machine, r.session_key, ` +
     `r.ts_ms, r.ord FROM intendant.records r WHERE ${conds} LIMIT ${cap}), ` +
-    `g AS (SELECT machine, session_key, max(ts_ms) AS best, count(*) AS total FROM m ` +
-    `GROUP BY machine, session_key${having} ` +
+    `ga AS (SELECT machine, session_key, max(ts_ms) AS best, count(*) AS total FROM m ` +
+    `GROUP BY machine, session_key${having}), ` +
+    `g AS (SELECT * FROM ga ` +
     `ORDER BY best DESC, machine COLLATE "C", session_key COLLATE "C" LIMIT ${o.limit + 1}), ` +
     `h AS (SELECT x.machine, x.session_key, ` +
     `array_agg(x.tid::text ORDER BY x.ts_ms DESC, x.ord DESC) AS tids FROM ` +
     `(SELECT m.*, row_number() OVER (PARTITION BY m.machine, m.session_key ` +
     `ORDER BY m.ts_ms DESC, m.ord DESC) AS rn FROM m JOIN g USING (machine, session_key)) x ` +
     `WHERE x.rn <= ${HITS_PER_GROUP} GROUP BY x.machine, x.session_key) ` +
-    `SELECT (SELECT count(*) FROM m)::int AS matched, g.*, h.tids FROM (SELECT 1) one ` +
+    `SELECT (SELECT count(*) FROM m)::int AS matched, (SELECT count(*) FROM ga)::int AS after, ` +
+    `g.*, h.tids FROM (SELECT 1) one ` +
     `LEFT JOIN g ON true LEFT JOIN h ON h.machine = g.machine AND h.session_key = g.session_key ` +
     `ORDER BY g.best DESC NULLS LAST, g.machine COLLATE "C", g.session_key COLLATE "C"`;
-  const rows = await timed<(GroupRow & { matched: number; tids: string[] | null })[]>(
+  const rows = await timed<
+    (GroupRow & { matched: number; after: number; tids: string[] | null })[]
+  >(
     tx,
     o.clock,
     text,
@@ -205,7 +215,7 @@ export async function trigramPlan(
     ...candidate(r),
     tids: r.tids ?? [],
   }));
-  return { stop: "done", groups, plan: "trigram" };
+  return { stop: "done", groups, plan: "trigram", after: rows[0]?.after ?? 0 };
 }
 
 /** Keeps the best `cap` candidates in page order. */
@@ -230,21 +240,29 @@ export async function newestFirstPlan(
   const page: TeamCandidate[] = [];
   // Records need only the per-record conditions: the session walk applies the rest.
   const recFilter: RecordFilter = { ...o.filter, sources: null, machines: null, project: null };
-  let after: { newest: number; machine: string; key: string } | null = null;
+  let keyset: { newest: number; machine: string; key: string } | null = null;
   let batch = o.batchMin ?? WALK_BATCH_MIN;
+  // Matching sessions after the position met so far: the whole scope's once the walk ends.
+  let after = 0;
+  const end = (stop: TeamScan["stop"], complete: boolean): TeamScan => ({
+    stop,
+    groups: page,
+    plan: "newest",
+    after: complete ? after : null,
+  });
   for (;;) {
-    if (o.clock.left() <= 0) return { stop: "timeout", groups: page, plan: "newest" };
+    if (o.clock.left() <= 0) return end("timeout", false);
     const p = new SqlParams();
     let where = sessionConditions(o.filter, p);
     // A group's best is at least its session's oldest record: a session whose oldest is
     // newer than the cursor's best had its group on an earlier page.
     if (o.pos) where += ` AND s.oldest_ts_ms <= ${p.add(o.pos.best)}`;
-    if (after) {
+    if (keyset) {
       // Keyset over the sessions_newest index, in the database's own collation: only a
       // total order is needed here; page order is decided in JS.
-      const n = p.add(after.newest);
+      const n = p.add(keyset.newest);
       where += ` AND (s.newest_ts_ms < ${n} OR (s.newest_ts_ms = ${n} AND ` +
-        `(s.machine, s.session_key) > (${p.add(after.machine)}, ${p.add(after.key)})))`;
+        `(s.machine, s.session_key) > (${p.add(keyset.machine)}, ${p.add(keyset.key)})))`;
     }
     const text = `WITH b AS (SELECT s.machine, s.session_key, s.newest_ts_ms ` +
       `FROM intendant.sessions s WHERE ${where} ` +
@@ -261,21 +279,22 @@ export async function newestFirstPlan(
       // The timed statement rolled back to its own savepoint: the groups found so far still
       // get their hits (a partial page, like the local scan's).
       if (!(e instanceof BudgetSpent)) throw e;
-      return { stop: "timeout", groups: page, plan: "newest" };
+      return end("timeout", false);
     }
     for (const r of rows) {
       if (Number(r.total) === 0) continue;
       const c = candidate(r);
-      if (o.pos === null || beforePos(o.pos, c)) insert(page, c, cap);
+      if (o.pos === null || beforePos(o.pos, c)) {
+        after++;
+        insert(page, c, cap);
+      }
     }
-    if (rows.length < batch) return { stop: "done", groups: page, plan: "newest" };
+    if (rows.length < batch) return end("done", true);
     const last = rows.at(-1)!;
-    after = { newest: Number(last.newest), machine: last.machine, key: last.session_key };
-    // Every later session's newest record is ≤ after.newest, which bounds its group.
+    keyset = { newest: Number(last.newest), machine: last.machine, key: last.session_key };
+    // Every later session's newest record is ≤ keyset.newest, which bounds its group.
     const worst = page.at(-1);
-    if (page.length >= cap && worst && after.newest < worst.best) {
-      return { stop: "done", groups: page, plan: "newest" };
-    }
+    if (page.length >= cap && worst && keyset.newest < worst.best) return end("done", false);
     batch = Math.min(batch * 2, Math.max(WALK_BATCH_MAX, batch));
   }
 }

@@ -48,6 +48,7 @@ function renderHit(h: HitRow, needles: readonly string[]): SearchHit {
     subagent: h.subagent,
     snippet: hl.snippet,
     snippet_offset_bytes: hl.snippetOffsetBytes,
+    snippet_cut_end: hl.cutEnd,
     ranges: hl.ranges,
     locator: h.locator,
   };

@@ -32,6 +32,7 @@ import {
   openCursor,
   type SearchRequest,
   type SearchResponse,
+  suggestWidenings,
 } from "../message_search/mod.ts";
 import type { TeamDb, TeamSql } from "./connect.ts";
 import { MACHINE_NAME_MAX } from "./machine_name.ts";
@@ -142,12 +143,20 @@ export function createTeamSearch(o: TeamSearchOptions): TeamSearch {
   }
 
   async function search(req: TeamSearchRequest): Promise<TeamSearchResponse> {
+    const res = await searchOnce(req);
+    // The local engine's rule (query/suggest.ts): an empty first page says what would help.
+    const suggestions = await suggestWidenings(req, res, searchOnce);
+    if (suggestions) res.suggestions = suggestions;
+    return res;
+  }
+
+  async function searchOnce(req: TeamSearchRequest): Promise<TeamSearchResponse> {
     const startedAt = performance.now();
     const took = () => Math.round((performance.now() - startedAt) * 100) / 100;
     const nreq = normalizeRequest(req);
     const machines = machinesOf(req.machine);
     const fp = fingerprintOf(key, JSON.stringify(["team", nreq.identity, machines]));
-    let cur: { rev: number; pos: TeamPos | null } | null = null;
+    let cur: { rev: number; pos: TeamPos | null; seen: number | null } | null = null;
     if (nreq.cursor !== null) {
       const c = openCursor(key, nreq.cursor);
       if (c.fp !== fp) {
@@ -159,7 +168,7 @@ export function createTeamSearch(o: TeamSearchOptions): TeamSearch {
         if (!k) throw new InvalidCursorError("Cursor position is not a team position");
         pos = { best: c.pos.best, ...k };
       }
-      cur = { rev: c.rev, pos };
+      cur = { rev: c.rev, pos, seen: c.seen };
     }
     const budget = nreq.complete ? Infinity : timeBudgetMs;
     const clock: Clock = { left: () => budget - (performance.now() - startedAt) };
@@ -234,7 +243,7 @@ export function createTeamSearch(o: TeamSearchOptions): TeamSearch {
         if (!(e instanceof BudgetSpent) && !isStatementTimeout(e)) throw e;
         return {
           rev,
-          scan: { stop: "timeout", groups: [], plan: "trigram" } as TeamScan,
+          scan: { stop: "timeout", groups: [], plan: "trigram", after: null } as TeamScan,
           rows: [],
           pos,
         };
@@ -250,10 +259,13 @@ export function createTeamSearch(o: TeamSearchOptions): TeamSearch {
       budgetBytes,
       from: out.pos,
     });
+    // Groups shown before this page (a first page: none; an old cursor: unknown).
+    const seen = cur ? cur.seen : 0;
     const cursor = page.next === undefined ? null : mintCursor(key, {
       fp,
       rev: out.rev,
       pos: page.next === null ? null : { best: page.next.best, key: posKey(page.next) },
+      seen: seen === null ? null : seen + page.groups.length,
     });
     const res: TeamSearchResponse = {
       ...base,
@@ -263,6 +275,9 @@ export function createTeamSearch(o: TeamSearchOptions): TeamSearch {
       took_ms: 0,
     };
     if (page.partial_reason) res.partial_reason = page.partial_reason;
+    if (out.scan.stop === "done" && out.scan.after !== null && seen !== null) {
+      res.total_sessions = seen + out.scan.after;
+    }
     res.took_ms = took();
     return res;
   }

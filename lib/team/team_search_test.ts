@@ -214,6 +214,7 @@ const NEEDLES = [
   "CAFE",
   "école",
   "中文",
+  "中",
   "日本語",
   "ok",
   "50%_off\\x",
@@ -277,6 +278,8 @@ Deno.test("team search equals the local engine over the union of two machines", 
             const label = `${name} q=${JSON.stringify(req.q)} ${JSON.stringify(req)}`;
             assert.deepEqual([...got.keys()].sort(), want.map((g) => g.session_key).sort(), label);
             for (const w of want) assert.deepEqual(got.get(w.session_key), w, label);
+            // Every group fits the page, so both plans saw every match: the total is known.
+            assert.equal(res.total_sessions, want.length, label);
           }
           return want.length;
         };
@@ -332,12 +335,41 @@ Deno.test("team search equals the local engine over the union of two machines", 
           for (const q of ["the", "ok", "中文", "café"]) {
             const all = (await team.search({ q, limit: 100 })).groups;
             for (const limit of [1, 2, 3]) {
-              const paged = await teamPages(team.search, { q, limit });
+              const totals: (number | undefined)[] = [];
+              const paged = await teamPages(
+                (r) => team.search(r).then((p) => (totals.push(p.total_sessions), p)),
+                { q, limit },
+              );
               assertTeamOrder(paged);
               assert.deepEqual(paged, all, `${name} ${q} limit ${limit}`);
+              // A page's total, when the plan knows it, is the whole query's (cursors carry
+              // the groups already shown); the trigram plan always knows it.
+              for (const t of totals) {
+                if (t !== undefined) assert.equal(t, all.length, `${name} ${q}`);
+              }
+              if (name === "chosen" && q === "café") {
+                assert.ok(totals.every((t) => t === all.length));
+              }
             }
           }
         }
+        // An empty page suggests what the local engine suggests over the same records.
+        let suggested = 0;
+        for (
+          const req of [
+            { q: "nothingmatchesthis", role: ["user" as const] },
+            { q: "zyzzogeton", source: ["kimi" as const] },
+            { q: "nothingmatchesthis" },
+          ]
+        ) {
+          const want = await local.search({ ...req, complete: true });
+          const got = await engines.chosen.search(req);
+          assert.equal(want.groups.length, 0, JSON.stringify(req));
+          assert.deepEqual(got.suggestions, want.suggestions, JSON.stringify(req));
+          if (got.suggestions) suggested++;
+        }
+        // No kimi session exists: dropping the source filter is the one that helps.
+        assert.equal(suggested, 1);
 
         // The time budget: nothing can run in 0 ms → partial/timeout without a cursor.
         const hurried = await createTeamSearch({ ...base, timeBudgetMs: 0 }).search({ q: "the" });

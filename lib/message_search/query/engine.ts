@@ -14,7 +14,10 @@
  *  4. hands every generation that failed to load to `onDamage` (the daemon's indexer
  *     quarantines and re-derives it in the background) — the page itself is never
  *     `ready` then: it names the sessions it could not search (types.ts, F8).
- * Never logs and never puts q into an error message. Concurrent searches share the
+ * A page also says how many sessions the whole query matches when the scan could count
+ * them within its count budget (`total_sessions`; the cursor carries the groups already
+ * shown), and an empty first page says which wider request would find something
+ * (suggest.ts). Never logs and never puts q into an error message. Concurrent searches share the
  * arena (and its in-flight loads); nothing else is mutable across calls.
  */
 import { DAY_MS } from "../store/mod.ts";
@@ -22,10 +25,15 @@ import { Arena } from "./arena.ts";
 import { CursorExpiredError, InvalidCursorError } from "./errors.ts";
 import { normalizeRequest } from "./normalize_request.ts";
 import { renderPage } from "./render.ts";
-import { runScan } from "./run_scan.ts";
+import { type CountBudget, runScan } from "./run_scan.ts";
+import { suggestWidenings } from "./suggest.ts";
 import { buildPlan, type ScanPlan } from "./scan_plan.ts";
 import { type CursorPosition, fingerprintOf, mintCursor, openCursor } from "./search_cursor.ts";
 import {
+  COUNT_BUDGET_COMPLETE_MS,
+  COUNT_BUDGET_MS,
+  COUNT_FRESH_LOAD_BYTES,
+  COUNT_FRESH_LOAD_COMPLETE_BYTES,
   DEFAULT_ARENA_BYTES,
   DEFAULT_FRESH_LOAD_BUDGET_BYTES,
   DEFAULT_RESPONSE_BUDGET_BYTES,
@@ -45,6 +53,18 @@ export const CURSOR_KEY_MIN_BYTES = 16;
  * segment is cheaper to load, a backfill's batch is not.
  */
 const PACK_RELOAD_MIN = 16;
+
+/** The count's budgets (run_scan.ts): a keystroke's, and a one-shot caller's. */
+const COUNT_INTERACTIVE: CountBudget = {
+  ms: COUNT_BUDGET_MS,
+  freshBytes: COUNT_FRESH_LOAD_BYTES,
+  scaleWithPage: true,
+};
+const COUNT_COMPLETE: CountBudget = {
+  ms: COUNT_BUDGET_COMPLETE_MS,
+  freshBytes: COUNT_FRESH_LOAD_COMPLETE_BYTES,
+  scaleWithPage: false,
+};
 
 type NumericOption = "arenaBytes" | "timeBudgetMs" | "responseBudgetBytes" | "freshLoadBudgetBytes";
 
@@ -106,7 +126,10 @@ export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
 
   async function search(req: SearchRequest, call: SearchCallOptions = {}): Promise<SearchResponse> {
     try {
-      return await searchOnce(req, call);
+      const res = await searchOnce(req, call);
+      const suggestions = await suggestWidenings(req, res, (r) => searchOnce(r, {}));
+      if (suggestions) res.suggestions = suggestions;
+      return res;
     } finally {
       verifyLater();
     }
@@ -119,6 +142,8 @@ export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
     const fp = fingerprintOf(key, nreq.identity);
     const manifest = await readManifest();
     let pos: CursorPosition | null = null;
+    // Groups on the pages before this one (a first page has none; null: not known).
+    let seen: number | null = 0;
     if (nreq.cursor !== null) {
       const c = openCursor(key, nreq.cursor);
       if (c.fp !== fp) {
@@ -130,6 +155,7 @@ export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
         );
       }
       pos = c.pos;
+      seen = c.seen;
     }
     // This query's plan: another query may install a newer one while this one awaits.
     let current = plan;
@@ -156,6 +182,7 @@ export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
       timeBudgetMs: nreq.complete ? Infinity : timeBudgetMs,
       freshLoadBudgetBytes: nreq.complete ? Infinity : freshLoadBudgetBytes,
       onProgress: call.onProgress,
+      count: nreq.complete ? COUNT_COMPLETE : COUNT_INTERACTIVE,
     });
     if (scan.damage.length > 0) onDamage?.(scan.damage);
     const page = renderPage(scan, {
@@ -164,9 +191,12 @@ export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
       budgetBytes: responseBudgetBytes,
       from: pos,
     });
-    const cursor = page.next === undefined
-      ? null
-      : mintCursor(key, { fp, rev: manifest.revision, pos: page.next });
+    const cursor = page.next === undefined ? null : mintCursor(key, {
+      fp,
+      rev: manifest.revision,
+      pos: page.next,
+      seen: seen === null ? null : seen + page.groups.length,
+    });
     const res: SearchResponse = {
       state: page.state,
       window_days: windowDays,
@@ -176,6 +206,7 @@ export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
     };
     if (page.partial_reason) res.partial_reason = page.partial_reason;
     if (page.degraded) res.degraded = page.degraded;
+    if (seen !== null && scan.after !== null) res.total_sessions = seen + scan.after;
     res.took_ms = took();
     return res;
   }

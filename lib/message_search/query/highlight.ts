@@ -4,7 +4,8 @@
  * folded→original byte map, every valid match of every needle is mapped to a UTF-8 byte
  * range of the ORIGINAL text (whole original characters), and the snippet is a window of
  * at most SNIPPET_MAX_BYTES original bytes around the earliest range, cut on character
- * boundaries. Matching uses the same fold and boundary rule as the scan (match.ts), so a
+ * boundaries and moved onto word edges when one lies near (a snippet that starts
+ * `ultipart uploads` reads as garbage). Matching uses the same fold and boundary rule as the scan (match.ts), so a
  * record the scan found always yields at least one range.
  * The window never cuts a secret in half (issue 18): what leaves Intendant is masked
  * (lib/secrets), and a masker cannot recognise half a key, so a secret crossing an edge of
@@ -24,6 +25,53 @@ export interface Highlight {
   ranges: [number, number][];
   snippet: string;
   snippetOffsetBytes: number;
+  /** The text continues after the snippet. */
+  cutEnd: boolean;
+}
+
+/**
+ * How far (in bytes) a cut snippet edge may move to land on a word edge: a start moves
+ * forward past the partial word (never past the first highlight), an end moves back to
+ * the last whitespace. Farther than this (one long token: a URL, a hash, CJK text without
+ * spaces), the edge stays on the character boundary.
+ */
+const WORD_EDGE_SLACK_BYTES = 24;
+
+/** ASCII whitespace, the only word separator a byte test can see without decoding. */
+function isSpaceByte(b: number | undefined): boolean {
+  return b === 0x20 || b === 0x0a || b === 0x09 || b === 0x0d;
+}
+
+/**
+ * `[start, end)` moved onto word edges where one lies within WORD_EDGE_SLACK_BYTES:
+ * the start only when it cuts a word (the byte before it is not a space) and only up to
+ * the first highlight's start `a`; the end only when it cuts one, and never before the first
+ * highlight's end `b`. Edges at the text's own ends stay.
+ */
+export function wordEdges(
+  bytes: Uint8Array,
+  [start, end]: [number, number],
+  [a, b]: [number, number],
+): [number, number] {
+  if (start > 0 && !isSpaceByte(bytes[start - 1])) {
+    const limit = Math.min(a, start + WORD_EDGE_SLACK_BYTES);
+    for (let i = start; i < limit; i++) {
+      if (isSpaceByte(bytes[i])) {
+        start = i + 1;
+        break;
+      }
+    }
+  }
+  if (end < bytes.length && !isSpaceByte(bytes[end])) {
+    const limit = Math.max(start, b, end - WORD_EDGE_SLACK_BYTES);
+    for (let i = end - 1; i > limit; i--) {
+      if (isSpaceByte(bytes[i])) {
+        end = i;
+        break;
+      }
+    }
+  }
+  return [start, end];
 }
 
 const enc = new TextEncoder();
@@ -128,6 +176,13 @@ export function highlight(text: string, needles: readonly string[]): Highlight {
   const ranges = highlightRanges(text, needles);
   const bytes = enc.encode(text);
   const first = ranges[0] ?? [0, 0];
-  const [start, end] = secretSafeWindow(text, bytes, snippetWindow(bytes, first), first);
-  return { ranges, snippet: dec.decode(bytes.subarray(start, end)), snippetOffsetBytes: start };
+  // Word edges first, the secret check last: the window the masker sees is the one shown.
+  const edged = wordEdges(bytes, snippetWindow(bytes, first), first);
+  const [start, end] = secretSafeWindow(text, bytes, edged, first);
+  return {
+    ranges,
+    snippet: dec.decode(bytes.subarray(start, end)),
+    snippetOffsetBytes: start,
+    cutEnd: end < bytes.length,
+  };
 }

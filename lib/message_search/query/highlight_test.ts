@@ -154,3 +154,46 @@ Deno.test("searching by a key shows it whole (from its label on), so masking hid
     assert.ok(enc.encode(h.snippet).length <= SNIPPET_MAX_BYTES);
   }
 });
+
+Deno.test("a cut snippet starts and ends on a word edge and says when the text goes on", () => {
+  const words = Array.from({ length: 80 }, (_, i) => `multipart${i}`);
+  words[40] = "uploads";
+  const text = words.join(" ");
+  const h = highlight(text, [fold("uploads")]);
+  assert.ok(h.snippetOffsetBytes > 0, "the start is cut");
+  assert.equal(text[h.snippetOffsetBytes - 1], " ", "it starts right after a space");
+  assert.match(h.snippet, /^multipart\d+ /, "the first word is whole");
+  assert.match(h.snippet, / multipart\d+$/, "the last word is whole");
+  assert.ok(h.cutEnd, "the text continues after the snippet");
+  assert.ok(h.snippet.includes("uploads"));
+  // A text that fits is never cut, and says so.
+  const short = highlight("upload the multipart uploads now", [fold("uploads")]);
+  assert.deepEqual([short.snippetOffsetBytes, short.cutEnd], [0, false]);
+  // One long token (no space within reach) keeps the character-boundary cut.
+  const hash = "x".repeat(400) + "needle" + "y".repeat(400);
+  const long = highlight(hash, [fold("needle")]);
+  assert.ok(long.snippet.includes("needle") && long.cutEnd && long.snippetOffsetBytes > 0);
+});
+
+Deno.test("word edges never move a snippet past its first highlight", () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.constantFrom("a", "bb", "ccc ", " ", "ümlaut", "東京", "\n", "key "), {
+        minLength: 50,
+        maxLength: 400,
+      }),
+      fc.nat(),
+      (parts, at) => {
+        const all: string[] = [...parts];
+        all.splice(at % all.length, 0, " needle ");
+        const text = all.join("");
+        const h = highlight(text, ["needle"]);
+        const sb = enc.encode(h.snippet);
+        const [a, b] = h.ranges[0]!;
+        assert.ok(a >= h.snippetOffsetBytes && b <= h.snippetOffsetBytes + sb.length);
+        assert.ok(sb.length <= SNIPPET_MAX_BYTES);
+        assert.equal(h.cutEnd, h.snippetOffsetBytes + sb.length < enc.encode(text).length);
+      },
+    ),
+  );
+});

@@ -15,6 +15,8 @@ export { CURSOR_MAX_CHARS, fingerprintOf, mintCursor, openCursor } from "./searc
 export type { CursorPosition, CursorState } from "./search_cursor.ts";
 /** Ranges and snippet of one hit (the team engine highlights replica rows with it). */
 export { highlight } from "./highlight.ts";
+/** What would find something when a page is empty (the team engine answers the same rule). */
+export { suggestWidenings } from "./suggest.ts";
 export type { Highlight } from "./highlight.ts";
 export type { NormalizedRequest } from "./normalize_request.ts";
 export { ROLE_ASSISTANT, ROLE_USER } from "./normalize_request.ts";
@@ -42,4 +44,6 @@ export type {
   SearchHit,
   SearchRequest,
   SearchResponse,
+  SearchSuggestion,
+  SearchSuggestions,
 } from "./types.ts";

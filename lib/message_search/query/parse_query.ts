@@ -11,8 +11,17 @@
  */
 import { fold } from "./fold.ts";
 
-/** Shortest needle, in characters (code points of the NFC form). */
+/** Shortest needle, in characters (code points of the NFC form); one CJK character is enough. */
 export const MIN_NEEDLE_CHARS = 2;
+
+/** Han, kana and Hangul: scripts where one character carries a word's meaning. */
+const CJK_CHAR_RE = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]$/u;
+
+/** True when `token` (raw) is long enough to be a needle. */
+export function isSearchableToken(token: string): boolean {
+  const chars = [...token.normalize("NFC")];
+  return chars.length >= MIN_NEEDLE_CHARS || (chars.length === 1 && CJK_CHAR_RE.test(chars[0]!));
+}
 /** Longest raw query accepted, in UTF-16 units. */
 export const QUERY_MAX_CHARS = 1000;
 /** Most needles one query may AND. */
@@ -55,23 +64,28 @@ export function tokenize(q: string): string[] {
 export function parseQuery(q: string): ParsedQuery {
   if (typeof q !== "string") throw new TypeError(`Query must be a string: got "${typeof q}"`);
   if (q.length > QUERY_MAX_CHARS) {
-    throw new RangeError(`Query is too long: ${q.length} characters, at most ${QUERY_MAX_CHARS}`);
+    throw new RangeError(
+      `Query is too long: ${q.length} characters; shorten it to at most ${QUERY_MAX_CHARS}`,
+    );
   }
   const tokens = tokenize(q);
-  if (tokens.length === 0) throw new RangeError("Query is empty");
+  if (tokens.length === 0) throw new RangeError("Query is empty: type a word to search for");
   const needles: string[] = [];
   for (const t of tokens) {
-    if ([...t.normalize("NFC")].length < MIN_NEEDLE_CHARS) continue;
+    if (!isSearchableToken(t)) continue;
     const n = fold(t);
     if (!needles.includes(n)) needles.push(n);
   }
   if (needles.length === 0) {
     throw new RangeError(
-      `Query has no searchable term: each needs at least ${MIN_NEEDLE_CHARS} characters`,
+      `Query has no searchable word: type at least ${MIN_NEEDLE_CHARS} characters ` +
+        `(one is enough for a Chinese, Japanese or Korean character)`,
     );
   }
   if (needles.length > NEEDLES_MAX) {
-    throw new RangeError(`Query has ${needles.length} terms, at most ${NEEDLES_MAX}`);
+    throw new RangeError(
+      `Query has ${needles.length} terms, at most ${NEEDLES_MAX}: drop some words, or quote a phrase`,
+    );
   }
   return { needles };
 }

@@ -36,3 +36,15 @@ Deno.test("queries without a usable needle are RangeErrors that never quote the 
   assert.throws(() => parseQuery(many), /17 terms/);
   assert.throws(() => parseQuery(42 as unknown as string), TypeError);
 });
+
+Deno.test("one Chinese, Japanese or Korean character is a word of its own; other single characters are not", () => {
+  assert.deepEqual(parseQuery("龍").needles, ["龍"]);
+  assert.deepEqual(parseQuery("の").needles, ["の"]);
+  assert.deepEqual(parseQuery("カ").needles, ["カ"]);
+  assert.equal(parseQuery("한").needles.length, 1);
+  assert.deepEqual(parseQuery("龍 x").needles, ["龍"]);
+  assert.deepEqual(parseQuery("bug 龍").needles, ["bug", "龍"]);
+  for (const q of ["a", "é", "🍪", "1", "ß", "я"]) {
+    assert.throws(() => parseQuery(q), /type at least 2 characters/, JSON.stringify(q));
+  }
+});

@@ -51,6 +51,7 @@ function renderHit(h: HitRef, needles: readonly string[]): SearchHit {
     subagent: (flags & FLAG_SUBAGENT) !== 0,
     snippet: hl.snippet,
     snippet_offset_bytes: hl.snippetOffsetBytes,
+    snippet_cut_end: hl.cutEnd,
     ranges: hl.ranges,
     locator: encodeLocator(locator),
   };

@@ -24,6 +24,14 @@
  * request's scope is in `degraded` as rebuilding / source_gone. Sessions the early exit
  * never reaches, and sessions outside the filters or before the cursor, are not reported:
  * they could not have placed a group on this page. Any other load error propagates.
+ * Counting (issue 25: "20 of 57 sessions", never a count that does not settle): every
+ * matching session after the cursor is counted, whether it stays on the page or not; when
+ * the early exit stops the page, the walk goes on in count mode over the rest of the
+ * scope — a session is only asked whether anything in it matches (sessionMatches), under
+ * a count budget of its own (time and fresh bytes, x.count). The count is exact only when
+ * the whole scope was walked with nothing skipped (no timeout, deferral, fresh-load cut or
+ * unsearchable session, in the page's walk or the count's); otherwise it is null and the
+ * page says "more than shown". Counting never changes the page, its state or its cursor.
  */
 import { NotFoundError } from "../../errors.ts";
 import {
@@ -42,7 +50,7 @@ import {
   type ScanPlan,
 } from "./scan_plan.ts";
 import type { CursorPosition } from "./search_cursor.ts";
-import { matchSession, type SessionFilter } from "./session_scan.ts";
+import { matchSession, type SessionFilter, sessionMatches } from "./session_scan.ts";
 import { bloomMayContain, needleSummaryHashes, needleTrigrams } from "./trigram.ts";
 import type { DegradedSession } from "./types.ts";
 
@@ -108,6 +116,21 @@ export interface ScanInput {
   freshLoadBudgetBytes: number;
   /** Progress: sessions walked so far, sessions in the plan. */
   onProgress?: (scanned: number, total: number) => void;
+  /** What the count of the sessions past the page may spend (see the header). */
+  count: CountBudget;
+}
+
+/** The count mode's own budget. */
+export interface CountBudget {
+  /** Wall time after the page was decided (at most). */
+  ms: number;
+  /**
+   * Also at most what the page itself took (but COUNT_MIN_MS): a keystroke's count may at
+   * most double its latency. A one-shot caller waits for the whole answer anyway.
+   */
+  scaleWithPage: boolean;
+  /** Generation bytes it may read from disk. */
+  freshBytes: number;
 }
 
 /** How the scan ended and what it found (in page order; at most limit+1 when "done"). */
@@ -118,6 +141,11 @@ export interface ScanOutcome {
   degraded: DegradedSession[];
   /** Generations that failed to load during this scan (one per session). */
   damage: ShardDamage[];
+  /**
+   * Matching sessions strictly after the cursor position over the whole scope (on this
+   * page or later ones), or null when the walk could not be complete (see the header).
+   */
+  after: number | null;
 }
 
 /** True when nothing of session `s` can be on this page (filters, bounds, cursor). */
@@ -218,15 +246,22 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
     degraded.push({ session_key: s.key, source: s.entry.source, reason });
     damage.push({ key: s.key, generation: g });
   };
-  const end = (stop: ScanOutcome["stop"]): ScanOutcome => ({
-    stop: deferred ? "timeout" : stop,
-    groups: page.items,
-    degraded,
-    damage,
-  });
+  // Matching sessions after the cursor met by the page's walk (kept on the page or not).
+  let after = 0;
+  const end = (stop: ScanOutcome["stop"], rest: number | null = 0): ScanOutcome => {
+    const exact = stop === "done" && !deferred && degraded.length === 0 && rest !== null;
+    return {
+      stop: deferred ? "timeout" : stop,
+      groups: page.items,
+      degraded,
+      damage,
+      after: exact ? after + rest : null,
+    };
+  };
   const total = x.plan.sessions.length;
   let walked = 0;
-  for (const s of x.plan.sessions) {
+  const pageDecidedAt = () => performance.now() - x.startedAt;
+  for (const [at, s] of x.plan.sessions.entries()) {
     x.onProgress?.(walked++, total);
     const e = s.entry;
     // Scan order is newest-first: nothing after this can reach the lower bound.
@@ -235,7 +270,11 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
     // The session's newest record bounds its group's position from above.
     const bound = { best: e.newest_ts_ms, key: s.key };
     if (page.full && last && !before(bound, last.pos)) {
-      break;
+      if (deferred || degraded.length > 0) return end("done", null);
+      return end(
+        "done",
+        await countRest(x, { from: at, filter, summaryHashes }, pageDecidedAt()),
+      );
     }
     const scope = { req, pos, to: filter.to };
     if (e.quarantined_at_ms !== undefined) {
@@ -256,7 +295,7 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
       const safe = page.items.filter((c) => before(c.pos, bound));
       // Never cut to an empty page: its cursor could not move, and an arena smaller than
       // the sessions between two results would make every retry reload the same ones.
-      if (safe.length > 0) return { stop: "budget", groups: safe, degraded, damage };
+      if (safe.length > 0) return { stop: "budget", groups: safe, degraded, damage, after: null };
     }
     const entries = await loadSession(x, s, st);
     if (entries === "timeout") return end("timeout");
@@ -281,8 +320,77 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
       continue;
     }
     if (!m) continue;
-    const at = { best: m.best, key: s.key };
-    if (pos === null || before(pos, at)) page.insert({ session: s, match: m, pos: at });
+    const place = { best: m.best, key: s.key };
+    if (pos === null || before(pos, place)) {
+      after++;
+      page.insert({ session: s, match: m, pos: place });
+    }
   }
   return end("done");
 }
+
+/** Where count mode starts and what it shares with the page's walk. */
+interface CountFrom {
+  /** Index in the plan of the first session not walked. */
+  from: number;
+  filter: SessionFilter;
+  summaryHashes: readonly (Uint32Array | null)[];
+}
+
+/**
+ * Count mode: how many sessions from `c.from` on hold a match, or null when the budget
+ * ran out or a session in scope could not be searched. Every session past the early exit
+ * lies after the page's last group, hence after the cursor: no position is needed.
+ * `spentMs` is what the page took (see CountBudget.scaleWithPage).
+ */
+async function countRest(x: ScanInput, c: CountFrom, spentMs: number): Promise<number | null> {
+  const { arena, req, pos } = x;
+  const ms = x.count.scaleWithPage
+    ? Math.min(x.count.ms, Math.max(spentMs, COUNT_MIN_MS))
+    : x.count.ms;
+  const deadline = performance.now() + ms;
+  const scope = { req, pos, to: c.filter.to };
+  let fresh = 0;
+  let n = 0;
+  const sessions = x.plan.sessions;
+  for (let j = c.from; j < sessions.length; j++) {
+    const s = sessions[j]!;
+    const e = s.entry;
+    if (e.newest_ts_ms < c.filter.from) break;
+    if (e.quarantined_at_ms !== undefined) {
+      if (!outOfScope(s, scope)) return null;
+      continue;
+    }
+    if (e.records === 0 || outOfScope(s, scope)) continue;
+    if (summaryRulesOut(arena, e.generations, c.summaryHashes)) continue;
+    if (performance.now() > deadline) return null;
+    const entries: SegmentView[] = [];
+    for (const g of e.generations) {
+      if (!arena.has(g) && fresh >= x.count.freshBytes) return null;
+      try {
+        const r = await arena.load(x.store, g);
+        fresh += r.freshBytes;
+        if (r.entry.key !== s.key) {
+          throw new CorruptGenerationError(g, `holds session "${r.entry.key}"`);
+        }
+        entries.push(r.entry);
+      } catch (err) {
+        // Not reported: damage past the early exit is the business of the page that
+        // reaches it (the F8 contract); the count just stops being exact.
+        if (!(err instanceof CorruptGenerationError || err instanceof NotFoundError)) throw err;
+        return null;
+      }
+    }
+    try {
+      const active = arena.activeFor(s.key, { gens: e.generations, entries });
+      if (sessionMatches(entries, active, c.filter)) n++;
+    } catch (err) {
+      if (!(err instanceof CorruptGenerationError)) throw err;
+      return null;
+    }
+  }
+  return n;
+}
+
+/** The least time count mode gets, however fast the page was. */
+const COUNT_MIN_MS = 5;

@@ -54,6 +54,7 @@ Deno.test("a load predicted to overrun the time budget is skipped, then made by 
         startedAt: performance.now(),
         timeBudgetMs: 1_000,
         freshLoadBudgetBytes: 1 << 30,
+        count: { ms: 1_000, freshBytes: 1 << 30, scaleWithPage: false },
       });
     const first = await scan();
     assert.equal(first.stop, "timeout", "a skipped session makes the page partial");

@@ -3,7 +3,8 @@
  * with the server's cursor key. The payload pins the request fingerprint, the manifest
  * revision the page was computed against, and the position (best_ts_ms + session_key) of
  * the last group returned; null position = before the first group (a budget page that
- * could return no group yet). The fingerprint is a keyed hash (fingerprintOf), so a
+ * could return no group yet); and `seen`, the groups returned up to and including that
+ * page, so a later page can state the query's whole total (null: not counted). The fingerprint is a keyed hash (fingerprintOf), so a
  * cursor reveals nothing about the query it belongs to. Invariants: nothing in a cursor is trusted before its MAC
  * verifies (constant-time compare); a cursor longer than CURSOR_MAX_CHARS is refused
  * unread. Errors: every defect is InvalidCursorError, never a crash; the engine decides
@@ -29,6 +30,8 @@ export interface CursorState {
   /** Manifest revision of the snapshot. */
   rev: number;
   pos: CursorPosition | null;
+  /** Groups on the pages up to this cursor (null when unknown: a version-1 cursor). */
+  seen: number | null;
 }
 
 function b64url(bytes: Uint8Array): string {
@@ -56,7 +59,7 @@ export function fingerprintOf(key: Uint8Array, identity: string): string {
 export function mintCursor(key: Uint8Array, s: CursorState): string {
   const payload = b64url(
     new TextEncoder().encode(
-      JSON.stringify([1, s.fp, s.rev, s.pos?.best ?? null, s.pos?.key ?? null]),
+      JSON.stringify([2, s.fp, s.rev, s.pos?.best ?? null, s.pos?.key ?? null, s.seen]),
     ),
   );
   return `${payload}.${b64url(mac(key, payload))}`;
@@ -93,14 +96,17 @@ export function openCursor(key: Uint8Array, cursor: string): CursorState {
     // Only reachable with a leaked key or a format change: the MAC already verified.
     throw new InvalidCursorError("Cursor payload is not JSON", { cause: err });
   }
+  // Version 1 (five fields) is still read: it carries no `seen`.
+  const v = Array.isArray(raw) ? raw[0] : undefined;
   if (
-    !Array.isArray(raw) || raw.length !== 5 || raw[0] !== 1 || typeof raw[1] !== "string" ||
-    !Number.isSafeInteger(raw[2]) ||
+    !Array.isArray(raw) || !((v === 1 && raw.length === 5) || (v === 2 && raw.length === 6)) ||
+    typeof raw[1] !== "string" || !Number.isSafeInteger(raw[2]) ||
     !((raw[3] === null && raw[4] === null) ||
-      (Number.isFinite(raw[3]) && typeof raw[4] === "string"))
+      (Number.isFinite(raw[3]) && typeof raw[4] === "string")) ||
+    !(v === 1 || raw[5] === null || (Number.isSafeInteger(raw[5]) && raw[5] >= 0))
   ) {
     throw new InvalidCursorError("Cursor payload has an unknown shape");
   }
   const pos = raw[4] === null ? null : { best: raw[3] as number, key: raw[4] as string };
-  return { fp: raw[1], rev: raw[2] as number, pos };
+  return { fp: raw[1], rev: raw[2] as number, pos, seen: v === 2 ? raw[5] as number | null : null };
 }

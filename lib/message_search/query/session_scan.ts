@@ -65,15 +65,20 @@ function keep(hits: HitRef[], h: HitRef): void {
   if (hits.length > HITS_PER_GROUP) hits.pop();
 }
 
-/** Matches a session's segments (manifest order); null when nothing passes. */
-export function matchSession(
+/** Called for each record that passes; returning true stops the walk. */
+type Visit = (h: HitRef) => boolean | void;
+
+/**
+ * Walks every record of `entries` that holds all needles and passes the filters, in
+ * source order (segments in manifest order). The one filter loop behind matchSession and
+ * sessionMatches, so a count and a page can never disagree on what matches.
+ */
+function eachMatch(
   entries: readonly SegmentView[],
   active: ActiveFlags,
   f: SessionFilter,
-): SessionMatch | null {
-  let total = 0;
-  let best = -Infinity;
-  const hits: HitRef[] = [];
+  visit: Visit,
+): void {
   for (let s = 0; s < entries.length; s++) {
     const e = entries[s]!;
     if (e.count === 0 || e.maxTs < f.from || e.minTs > f.to) continue;
@@ -93,18 +98,45 @@ export function matchSession(
         if ((e.flags[i]! & f.roleMask) === 0 || ts < f.from || ts > f.to) continue;
         const superseded = act !== undefined && act[i] === 0;
         if (superseded && !f.includeSuperseded) continue;
-        total++;
-        if (ts > best) best = ts;
-        // Records arrive in source order, so an equal ts is newer than every kept hit:
-        // only a strictly older one can be rejected without building its reference.
-        if (hits.length < HITS_PER_GROUP || ts >= hits[HITS_PER_GROUP - 1]!.ts) {
-          keep(hits, { entry: e, seg: s, i, ts, superseded });
-        }
+        if (visit({ entry: e, seg: s, i, ts, superseded })) return;
       }
     }
   }
+}
+
+/** Matches a session's segments (manifest order); null when nothing passes. */
+export function matchSession(
+  entries: readonly SegmentView[],
+  active: ActiveFlags,
+  f: SessionFilter,
+): SessionMatch | null {
+  let total = 0;
+  let best = -Infinity;
+  const hits: HitRef[] = [];
+  eachMatch(entries, active, f, (h) => {
+    total++;
+    if (h.ts > best) best = h.ts;
+    // Records arrive in source order, so an equal ts is newer than every kept hit:
+    // only a strictly older one can be rejected without building its reference.
+    if (hits.length < HITS_PER_GROUP || h.ts >= hits[HITS_PER_GROUP - 1]!.ts) keep(hits, h);
+  });
   // The shown hits' payloads are read when the page renders: check them now, so a damaged
   // one fails the scan of this session (CorruptGenerationError), not the page.
   for (const h of hits) h.entry.verifyRecord(h.i);
   return total === 0 ? null : { best, total, hits };
+}
+
+/**
+ * True when some record of the session passes: what a count needs. It stops at the first
+ * one (a count of sessions after a page never needs their positions: the scan order puts
+ * every one of them after the page's last group).
+ */
+export function sessionMatches(
+  entries: readonly SegmentView[],
+  active: ActiveFlags,
+  f: SessionFilter,
+): boolean {
+  let found = false;
+  eachMatch(entries, active, f, () => (found = true));
+  return found;
 }

@@ -26,6 +26,16 @@ export const DEFAULT_ARENA_BYTES = 192 * 1024 * 1024;
 export const DEFAULT_TIME_BUDGET_MS = 150;
 export const DEFAULT_RESPONSE_BUDGET_BYTES = 256 * 1024;
 export const DEFAULT_FRESH_LOAD_BUDGET_BYTES = 48 * 1024 * 1024;
+/**
+ * The count of sessions past a full page (run_scan.ts count mode): time after the page
+ * was decided (at least what the page took, at most this) and generation bytes read from
+ * disk. A keystroke's count stays small (it may at most double a fast query); a one-shot
+ * caller (CLI, MCP: `complete`) is waited on anyway and gets more.
+ */
+export const COUNT_BUDGET_MS = 40;
+export const COUNT_BUDGET_COMPLETE_MS = 250;
+export const COUNT_FRESH_LOAD_BYTES = 16 * 1024 * 1024;
+export const COUNT_FRESH_LOAD_COMPLETE_BYTES = 64 * 1024 * 1024;
 /** Degraded sessions named per page (the count is always exact). */
 export const DEGRADED_LIST_MAX = 20;
 
@@ -74,9 +84,15 @@ export interface SearchHit {
   superseded: boolean;
   truncated: boolean;
   subagent: boolean;
-  /** Original text bytes [snippet_offset_bytes, +len), ≤ SNIPPET_MAX_BYTES, whole characters. */
+  /**
+   * Original text bytes [snippet_offset_bytes, +len), ≤ SNIPPET_MAX_BYTES, whole characters;
+   * when the message is longer it starts and ends on a word edge where one lies near.
+   */
   snippet: string;
+  /** Where the snippet starts in the record text; > 0: the message begins before it. */
   snippet_offset_bytes: number;
+  /** True when the message continues after the snippet (clients print "…"). */
+  snippet_cut_end: boolean;
   /** UTF-8 byte ranges into the ORIGINAL record text, sorted, overlaps merged. */
   ranges: [number, number][];
   /** encodeLocator(record.locator): base64url, opaque to clients. */
@@ -153,7 +169,37 @@ export interface SearchResponse {
   window_days: number | null;
   groups: SearchGroup[];
   cursor: string | null;
+  /**
+   * How many sessions the whole query matches, over every page (those before a cursor
+   * included). Present only when known exactly: the scan reached the end of the request's
+   * scope within its counting budget. Absent means "more than shown, how many unknown".
+   */
+  total_sessions?: number;
+  /**
+   * On an empty `ready` first page only: what a wider request would find, each counted by
+   * running it (never guessed). A key is present only when its filter was set and the
+   * widened search found at least one session; an absent object means nothing would help.
+   */
+  suggestions?: SearchSuggestions;
   took_ms: number;
+}
+
+/** What one widening of an empty request finds (see SearchResponse.suggestions). */
+export interface SearchSuggestion {
+  /** Sessions found: the exact total, or at least this many when `more`. */
+  sessions: number;
+  /** True when there are more than `sessions` (the count stopped at a budget). */
+  more: boolean;
+}
+
+/** The widenings an empty page counts. */
+export interface SearchSuggestions {
+  /** The same request with rewound (superseded) messages included. */
+  include_superseded?: SearchSuggestion;
+  /** Without the source filter. */
+  all_sources?: SearchSuggestion;
+  /** Without the role filter. */
+  all_roles?: SearchSuggestion;
 }
 
 /** What the resident arena holds and has done (for health and tests). */
