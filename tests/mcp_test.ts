@@ -512,7 +512,10 @@ Deno.test("search_messages: one value where a list is allowed, totals, wording t
           { query: WORD, project: "x".repeat(501) },
           /is too long: at most 500 characters; shorten it/,
         ],
-        [{ query: WORD, source: "nope" }, /must be one of intendant, codex, .*or a list of them at source/],
+        [
+          { query: WORD, source: "nope" },
+          /must be one of intendant, codex, .*or a list of them at source/,
+        ],
         [{ query: "" }, /is empty: give words to search for/],
       ];
       for (const [args, re] of bad) {

@@ -21,6 +21,7 @@ import {
   type MessageRecord,
   openStore,
   type ShardUpdate,
+  type Source,
   SOURCES,
   type Store,
   type SupersessionMark,
@@ -375,13 +376,23 @@ Deno.test("search over every source's fixture home", async (t) => {
       "every page states the query's exact session total; empty pages suggest only what finds something",
       async () => {
         // "東": one CJK character is a word of its own (issue 25).
-      const queries = ["café", "cookie", "the", "東京", "東", "cookie redirect", "zzznothing"];
+        const queries = ["café", "cookie", "the", "東京", "東", "cookie redirect", "zzznothing"];
         // Text said only in rewound (superseded) records: found only with them included.
         const rewoundOnly = snaps.flatMap((s) => s.recs.filter((_, i) => !s.active[i]))
           .flatMap((r) => r.text.split(/\s+/)).filter((w) => /^[a-z]{6,}$/.test(w))
           .find((w) => oracle(snaps, { q: w }).length === 0);
         assert.ok(rewoundOnly, "the fixtures hold a word said only in rewound messages");
         queries.push(rewoundOnly);
+        // Words some filter rules out entirely: said in other sources only, or by one role.
+        const words = [...new Set(snaps.flatMap((s) => s.recs.flatMap((r) => r.text.split(/\s+/))))]
+          .filter((w) => /^[a-z]{6,}$/.test(w) && oracle(snaps, { q: w }).length > 0);
+        const ruledOut = (f: Partial<SearchRequest>) =>
+          words.find((w) => oracle(snaps, { q: w, ...f }).length === 0);
+        for (const f of [{ source: ["pi", "kimi"] as Source[] }, { role: ["user" as const] }]) {
+          const w = ruledOut(f);
+          assert.ok(w, `a word ${JSON.stringify(f)} rules out`);
+          queries.push(w);
+        }
         const suggested = new Set<string>();
         const filters: Partial<SearchRequest>[] = [
           {},
@@ -424,17 +435,20 @@ Deno.test("search over every source's fixture home", async (t) => {
               const n = applies ? oracle(snaps, { ...req, ...w }).length : 0;
               const got = first.suggestions?.[name as "all_roles"];
               if (n === 0) assert.equal(got, undefined, `${name} for ${JSON.stringify(req)}`);
-              else {assert.deepEqual(
+              else {
+                assert.deepEqual(
                   got,
                   { sessions: n, more: false },
                   `${name} ${JSON.stringify(req)}`,
-                );}
+                );
+                suggested.add(name);
+              }
             }
           }
         }
-        // Rewound-only text is found only with rewound messages: the suggestion says so.
-        const rewound = snaps.flatMap((s) => s.recs.filter((_, i) => !s.active[i]));
-        assert.ok(rewound.length > 0, "the fixtures hold superseded records");
+        // Every kind of suggestion was met, each against the oracle.
+        assert.deepEqual([...suggested].sort(), ["all_roles", "all_sources", "include_superseded"]);
+        assert.ok(oracle(snaps, { q: "東" }).length > 0, "the one-character query finds something");
       },
     );
 
