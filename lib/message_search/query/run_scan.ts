@@ -261,6 +261,8 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
   const total = x.plan.sessions.length;
   let walked = 0;
   const pageDecidedAt = () => performance.now() - x.startedAt;
+  // Sessions the page's walk loaded and matched: the count's cost model.
+  let searched = 0;
   for (const [at, s] of x.plan.sessions.entries()) {
     x.onProgress?.(walked++, total);
     const e = s.entry;
@@ -273,7 +275,10 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
       if (deferred || degraded.length > 0) return end("done", null);
       return end(
         "done",
-        await countRest(x, { from: at, filter, summaryHashes }, pageDecidedAt()),
+        await countRest(x, { from: at, filter, summaryHashes }, {
+          ms: pageDecidedAt(),
+          searched,
+        }),
       );
     }
     const scope = { req, pos, to: filter.to };
@@ -308,6 +313,7 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
       continue;
     }
     st.matched = true;
+    searched++;
     let m;
     try {
       const active = arena.activeFor(s.key, { gens: e.generations, entries });
@@ -338,20 +344,27 @@ interface CountFrom {
 }
 
 /**
- * Count mode: how many sessions from `c.from` on hold a match, or null when the budget
- * ran out or a session in scope could not be searched. Every session past the early exit
- * lies after the page's last group, hence after the cursor: no position is needed.
- * `spentMs` is what the page took (see CountBudget.scaleWithPage).
+ * Count mode: how many sessions from `c.from` on hold a match, or null when it cannot be
+ * told within the budget or a session in scope could not be searched. Every session past
+ * the early exit lies after the page's last group, hence after the cursor: no position is
+ * needed. Two passes: the first keeps the sessions in scope that their summaries do not
+ * rule out (bloom checks, nothing loaded); when matching that many would not fit the
+ * budget at the page's own cost per searched session, the count gives up at once — a
+ * common word is never counted only to learn it cannot be. `page` is what the page took
+ * and how many sessions it searched (see CountBudget.scaleWithPage).
  */
-async function countRest(x: ScanInput, c: CountFrom, spentMs: number): Promise<number | null> {
+async function countRest(
+  x: ScanInput,
+  c: CountFrom,
+  page: { ms: number; searched: number },
+): Promise<number | null> {
   const { arena, req, pos } = x;
   const ms = x.count.scaleWithPage
-    ? Math.min(x.count.ms, Math.max(spentMs, COUNT_MIN_MS))
+    ? Math.min(x.count.ms, Math.max(page.ms, COUNT_MIN_MS))
     : x.count.ms;
   const deadline = performance.now() + ms;
   const scope = { req, pos, to: c.filter.to };
-  let fresh = 0;
-  let n = 0;
+  const candidates: PlanSession[] = [];
   const sessions = x.plan.sessions;
   for (let j = c.from; j < sessions.length; j++) {
     const s = sessions[j]!;
@@ -362,7 +375,14 @@ async function countRest(x: ScanInput, c: CountFrom, spentMs: number): Promise<n
       continue;
     }
     if (e.records === 0 || outOfScope(s, scope)) continue;
-    if (summaryRulesOut(arena, e.generations, c.summaryHashes)) continue;
+    if (!summaryRulesOut(arena, e.generations, c.summaryHashes)) candidates.push(s);
+  }
+  const perSession = page.ms / Math.max(page.searched, 1);
+  if (candidates.length * perSession > deadline - performance.now()) return null;
+  let fresh = 0;
+  let n = 0;
+  for (const s of candidates) {
+    const e = s.entry;
     if (performance.now() > deadline) return null;
     const entries: SegmentView[] = [];
     for (const g of e.generations) {
