@@ -41,7 +41,7 @@ const [out, err, status] = await Promise.all([
 ]);
 const text = out + "\n" + err;
 const figures = new Map<string, string[]>();
-for (const m of text.matchAll(/FIGURE ([A-G]\d{1,2}): (.+)/g)) {
+for (const m of text.matchAll(/FIGURE ([A-H]\d{1,2}): (.+)/g)) {
   const list = figures.get(m[1]!) ?? [];
   if (!list.includes(m[2]!.trim())) list.push(m[2]!.trim());
   figures.set(m[1]!, list);
@@ -71,7 +71,16 @@ console.log(
   ids.map((id) => figures.get(id)!.map((l) => `${id.padEnd(4)} ${l}`).join("\n")).join("\n"),
 );
 // Every id the plan lists (reliability-plan.md): a missing one is a gap, said out loud.
-const PLAN: [string, number][] = [["A", 16], ["B", 15], ["C", 4], ["D", 13], ["E", 2], ["F", 9]];
+const PLAN: [string, number][] = [
+  ["A", 16],
+  ["B", 15],
+  ["C", 4],
+  ["D", 13],
+  ["E", 2],
+  ["F", 9],
+  ["G", 2],
+  ["H", 10],
+];
 const missing = PLAN.flatMap(([l, n]) => Array.from({ length: n }, (_, i) => `${l}${i + 1}`))
   .filter((id) => !figures.has(id));
 console.log(

@@ -129,3 +129,46 @@ Deno.test("F3: no control byte reaches the terminal from names, titles or messag
       }/${PROBES.length + 1}), control (raw printing): ${control} control bytes`,
     );
   }));
+
+Deno.test("H10: control characters in any argument a CLI error echoes are never printed", () =>
+  withTempDir(async (root) => {
+    const w = await buildWorld(root);
+    // Every place an argument comes back in an error: the command name, a flag name, a
+    // flag value, an enum value, a session id, a cursor, a team URL.
+    const argvs = (p: string): string[][] => [
+      [`nosuch${p}`],
+      ["search", "ok", `--bogus${p}`],
+      ["search", "ok", "--limit", `1${p}`],
+      ["search", "ok", "--source", `codex${p}`],
+      ["search", "ok", "--role", `user${p}`],
+      ["search", "ok", "--cursor", `c${p}`],
+      ["delete", `abcdef12${p}`, "--yes"],
+      ["restore", `abcdef12${p}`],
+      ["url", `abcdef12${p}`],
+      ["team", "status", "--team", `postgres://h${p}/db`],
+      ["sessions", "--limit", `x${p}`],
+    ];
+    let printed = 0;
+    let runs = 0;
+    let control = 0;
+    for (const p of PROBES) {
+      for (const argv of argvs(p)) {
+        const io = fakeIo(w.env, root);
+        const code = await runCli(argv, io);
+        const text = io.out.join("") + io.err.join("");
+        assert.notEqual(code, 0, `${JSON.stringify(argv)} is refused`);
+        assert.equal(controlBytes(text), 0, `${JSON.stringify(argv)}:\n${JSON.stringify(text)}`);
+        printed += controlBytes(text);
+        runs++;
+        // Negative control: the argument echoed as the CLI used to (raw interpolation).
+        control += controlBytes(`intendant: unknown command "${argv.at(-1)}"\n`) > 0 ? 1 : 0;
+      }
+    }
+    assert.ok(control > 0, "raw echoing prints control bytes");
+    figure(
+      "H10",
+      `control bytes printed: ${printed} over ${PROBES.length} probes × ${
+        argvs("").length
+      } arguments (${runs} refused runs), control (raw echo): ${control}/${runs} runs print control bytes`,
+    );
+  }));

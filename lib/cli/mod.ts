@@ -5,6 +5,7 @@
 import type { CliIo, Command } from "./io.ts";
 import { reportError } from "./errors_out.ts";
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
+import { terminalSafe } from "../text/mod.ts";
 import { runCommandCli } from "./cmd_run.ts";
 import { ctlCommand } from "./cmd_ctl.ts";
 import { indexCommand } from "./cmd_index.ts";
@@ -77,7 +78,11 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     : argv;
   const cmd = COMMANDS.find((c) => c.name === first);
   if (!cmd) {
-    io.stderr(`intendant: unknown command "${first}"\nhint: see \`intendant --help\`\n`);
+    // argv is untrusted like any other text we print (H10): no escape reaches the terminal.
+    io.stderr(
+      `intendant: unknown command ${JSON.stringify(terminalSafe(first ?? ""))}\n` +
+        "hint: see `intendant --help`\n",
+    );
     return EXIT_USAGE;
   }
   if (rest.includes("--help") || rest.includes("-h")) {

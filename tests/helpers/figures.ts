@@ -7,7 +7,7 @@
 
 /** Prints one figure line, e.g. figure("A1", "kill points tried: 200, …"). */
 export function figure(id: string, line: string): void {
-  if (!/^[A-G]\d{1,2}$/.test(id)) throw new RangeError(`Invalid reliability-plan id "${id}"`);
+  if (!/^[A-H]\d{1,2}$/.test(id)) throw new RangeError(`Invalid reliability-plan id "${id}"`);
   console.log(`FIGURE ${id}: ${line}`);
 }
 
