@@ -38,7 +38,7 @@ const enc = new TextEncoder();
 
 /** Masks one latin1 string of whole lines; returns its bytes. */
 function maskLatin1(text: string, tally: MaskTally): Uint8Array {
-  const spans = findSecrets(text);
+  const spans = findSecrets(text, { latin1: true });
   if (spans.length === 0) return Buffer.from(text, "latin1");
   const parts: Uint8Array[] = [];
   let at = 0;

@@ -3,11 +3,14 @@
  * prefilter, resolves overlaps, and renders each secret as its masked form.
  * Invariants: spans are UTF-16 offsets into the ORIGINAL text, sorted by start and
  * non-overlapping; on overlap the longer span wins, on equal length the earlier rule.
+ * The rules scan the text with terminal escapes taken out (scan_text.ts: a key wrapped
+ * in colour codes is a key), and a span covers every escape inside it.
  * Pure and synchronous; never throws on any string input.
  * Cost: one lowercase copy of the text and one `includes` per rule keyword; a text with
  * no keyword runs no regex at all (ordinary prose: most messages).
  */
 import { SECRET_RULES } from "./rules.ts";
+import { scanTextOf } from "./scan_text.ts";
 
 /** One secret found in a text: UTF-16 offsets into the ORIGINAL text. */
 export interface SecretSpan {
@@ -26,9 +29,14 @@ interface Candidate extends SecretSpan {
   priority: number;
 }
 
-/** Every secret in `text`, sorted by start, non-overlapping (the longest wins). */
-export function findSecrets(text: string): SecretSpan[] {
-  if (text.length < 8) return [];
+/**
+ * Every secret in `original`, sorted by start, non-overlapping (the longest wins).
+ * `latin1`: the string holds bytes one char each (scan_text.ts).
+ */
+export function findSecrets(original: string, o: { latin1?: boolean } = {}): SecretSpan[] {
+  if (original.length < 8) return [];
+  const scan = scanTextOf(original, o);
+  const text = scan.clean;
   const lower = text.toLowerCase();
   // One scan for any keyword first: most messages hold none, and one alternation is
   // cheaper than an `includes` per keyword (bench-corpus prose: 44 → 61 MB/s overall).
@@ -43,7 +51,13 @@ export function findSecrets(text: string): SecretSpan[] {
       const secret = m[group];
       if (!at || secret === undefined || secret.length === 0) continue;
       if (rule.valid && !rule.valid(secret)) continue;
-      found.push({ start: at[0], end: at[1], kind: rule.kind, rule: rule.id, priority });
+      found.push({
+        start: scan.toOriginal(at[0]),
+        end: scan.toOriginalEnd(at[1]),
+        kind: rule.kind,
+        rule: rule.id,
+        priority,
+      });
     }
   });
   return resolveOverlaps(found);
@@ -67,7 +81,8 @@ function resolveOverlaps(found: Candidate[]): SecretSpan[] {
  * the mask never gives most of it away.
  */
 export function maskedForm(secret: string, kind: string): string {
-  const chars = Array.from(secret);
+  // The span may hold escapes (a key with colour codes inside): never show them.
+  const chars = Array.from(scanTextOf(secret).clean);
   const keep = Math.min(4, Math.floor(chars.length / 3));
   return `${chars.slice(0, keep).join("")}…[${kind}]`;
 }

@@ -6,6 +6,9 @@
  * `keywords` (the cheap prefilter: the regex runs only when one occurs in the lowercased
  * text), a global regex with the `d` flag, the capture group holding the secret (0 = the
  * whole match), and a `valid` check that turns placeholders, hashes and prose away.
+ * Provider keys start at a "key edge" — `(?<![A-Za-z0-9])`, not `\b`: a key glued after
+ * `_` (`MY_TOKEN_ghp_…`, `export X_sk-proj-…`) is still a key (H3); after a letter or
+ * digit it is part of a longer word and left alone.
  * Invariants: every regex has the `g` and `d` flags and no lookbehind-dependent state;
  * rows are in priority order (on equal spans the earlier row names the kind); every kind
  * appears in SECRET_KINDS.
@@ -42,11 +45,27 @@ function randomBody(minEntropy: number) {
 function passwordValue(v: string): boolean {
   if (v.length < 6 || looksPlaceholderValue(v)) return false;
   // PWD/OLDPWD in a pasted environment hold the working directory, not a password.
-  if (/^[~.]{0,2}\//.test(v)) return false;
+  if (/^[~.]{0,2}\//.test(v) || looksCode(v)) return false;
   // A password has a digit or a symbol next to letters; a bare word ("string", "required",
   // "hunter") is a type annotation or prose far more often than a password.
   if (!/[A-Za-z]/.test(v)) return v.length >= 8 && shannonEntropy(v) >= 2.5;
   return (hasDigit(v) || /[^A-Za-z0-9]/.test(v)) && shannonEntropy(v) >= 2.0;
+}
+
+/** A URL's password part, not a port and path nor a placeholder. */
+function urlPassword(s: string): boolean {
+  if (s.length < 3 || /^\d{1,5}(?:\/|$)/.test(s)) return false;
+  return !looksPlaceholderValue(s) && !/^(pass(word)?|pwd)$/i.test(s);
+}
+
+/**
+ * Code, not a value: a call, an index, a regex literal or a path, or a bare identifier
+ * (`password = password_mgr`, `smtp.password = sim_auth`): letters and underscores only,
+ * which a typed password almost never is. Measured on Python's standard library (22,431
+ * 40-line chunks): these shapes were most of the password rule's false positives.
+ */
+function looksCode(v: string): boolean {
+  return /[()[\]{}<>]/.test(v) || v.startsWith("/") || /^[A-Za-z_]+$/.test(v) && v.includes("_");
 }
 
 function tokenValue(v: string): boolean {
@@ -56,6 +75,9 @@ function tokenValue(v: string): boolean {
   // Code, not a value: a call, an index, a regex literal or a path (measured on this
   // repository's own sources: `const secret = utf8.decode(…)`, `TOKEN = /^[…]{32}$/`).
   if (/[()[\]{}<>]/.test(v) || v.startsWith("/")) return false;
+  // Short hex is a hash or an id (a lookup table's `"AWS::IAM::AccessKey": "62d91b17…"`);
+  // hex API keys are 32 characters and more.
+  if (/^[0-9a-f]+$/i.test(v) && v.length < 32) return false;
   return charClasses(v) >= 2 && hasDigit(v) && shannonEntropy(v) >= 3.0;
 }
 
@@ -92,7 +114,9 @@ const KEY_PREFIX = "";
 // Quotes may come escaped (`\"`): a JSONL transcript holds the message as a JSON string.
 const KEY_SUFFIX = String
   .raw`[A-Za-z0-9_.-]{0,20}(?:\\?["'])?[ \t]*(?:=>|:=|=|:)[ \t]*(?:\\?["'])?`;
-const VALUE = String.raw`([^\s"'\`,;\\]{1,200})`;
+// The value's last character is not closing punctuation: `pwd=None):` is the value
+// `None` (a placeholder), closed by the call's `)` and the def's `:`.
+const VALUE = String.raw`([^\s"'\`,;\\]{0,199}[^\s"'\`,;\\)\]}:.])`;
 
 /** The rules, in priority order. */
 export const SECRET_RULES: readonly SecretRule[] = [
@@ -110,7 +134,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     id: "anthropic-key",
     kind: "anthropic key",
     keywords: ["sk-ant-"],
-    re: /\bsk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,}/dg,
+    re: /(?<![A-Za-z0-9])sk-ant-[a-z]{2,10}[0-9]{2}-[A-Za-z0-9_-]{32,}/dg,
     valid: randomBody(3.5),
   },
   {
@@ -119,7 +143,8 @@ export const SECRET_RULES: readonly SecretRule[] = [
     keywords: ["sk-"],
     // Project/service-account/admin keys and the legacy sk-<48>. The T3BlbkFJ marker
     // ("OpenAI" in base64) sits in most, but not all, issued keys, so it is not required.
-    re: /\bsk-(?:(?:proj|svcacct|admin)-)?(?!ant-)[A-Za-z0-9_-]{32,200}(?![A-Za-z0-9_-])/dg,
+    re:
+      /(?<![A-Za-z0-9])sk-(?:(?:proj|svcacct|admin)-)?(?!ant-)[A-Za-z0-9_-]{32,200}(?![A-Za-z0-9_-])/dg,
     // Two of lower/upper/digit in the body: turns away lowercase prose and package
     // names after "sk-" (sk-learn-compatible-estimators).
     valid: (s) => alnumClasses(s.slice(3)) >= 2 && randomBody(3.5)(s),
@@ -128,28 +153,28 @@ export const SECRET_RULES: readonly SecretRule[] = [
     id: "github-token",
     kind: "github token",
     keywords: ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
-    re: /\bgh[pousr]_[A-Za-z0-9]{36,255}\b/dg,
+    re: /(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{36,255}\b/dg,
     valid: randomBody(3.0),
   },
   {
     id: "github-fine-grained-token",
     kind: "github token",
     keywords: ["github_pat_"],
-    re: /\bgithub_pat_[A-Za-z0-9_]{82}\b/dg,
+    re: /(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{82}\b/dg,
     valid: randomBody(3.0),
   },
   {
     id: "gitlab-token",
     kind: "gitlab token",
     keywords: ["glpat-"],
-    re: /\bglpat-[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/dg,
+    re: /(?<![A-Za-z0-9])glpat-[A-Za-z0-9_-]{20,}(?![A-Za-z0-9_-])/dg,
     valid: randomBody(3.0),
   },
   {
     id: "aws-access-key-id",
     kind: "aws access key",
     keywords: ["akia", "asia", "abia", "acca", "a3t"],
-    re: /\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b/dg,
+    re: /(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16}\b/dg,
     valid: randomBody(2.5),
   },
   {
@@ -175,56 +200,56 @@ export const SECRET_RULES: readonly SecretRule[] = [
     id: "slack-token",
     kind: "slack token",
     keywords: ["xox"],
-    re: /\bxox[abprse]-(?:[0-9A-Za-z]{1,40}-){1,4}[0-9A-Za-z]{8,64}\b/dg,
+    re: /(?<![A-Za-z0-9])xox[abprse]-(?:[0-9A-Za-z]{1,40}-){1,4}[0-9A-Za-z]{8,64}\b/dg,
     valid: (s) => hasDigit(s) && randomBody(3.0)(s),
   },
   {
     id: "stripe-key",
     kind: "stripe key",
     keywords: ["sk_live_", "rk_live_", "sk_test_", "rk_test_", "sk_prod_", "rk_prod_"],
-    re: /\b[rs]k_(?:live|test|prod)_[A-Za-z0-9]{16,247}\b/dg,
+    re: /(?<![A-Za-z0-9])[rs]k_(?:live|test|prod)_[A-Za-z0-9]{16,247}\b/dg,
     valid: randomBody(3.0),
   },
   {
     id: "gcp-api-key",
     kind: "gcp api key",
     keywords: ["aiza"],
-    re: /\bAIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/dg,
+    re: /(?<![A-Za-z0-9])AIza[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])/dg,
     valid: randomBody(3.0),
   },
   {
     id: "gcp-oauth-client-secret",
     kind: "gcp oauth secret",
     keywords: ["gocspx-"],
-    re: /\bGOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])/dg,
+    re: /(?<![A-Za-z0-9])GOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])/dg,
     valid: randomBody(3.0),
   },
   {
     id: "npm-token",
     kind: "npm token",
     keywords: ["npm_"],
-    re: /\bnpm_[A-Za-z0-9]{36}\b/dg,
+    re: /(?<![A-Za-z0-9])npm_[A-Za-z0-9]{36}\b/dg,
     valid: randomBody(3.0),
   },
   {
     id: "huggingface-token",
     kind: "huggingface token",
     keywords: ["hf_"],
-    re: /\bhf_[A-Za-z]{34}\b/dg,
+    re: /(?<![A-Za-z0-9])hf_[A-Za-z]{34}\b/dg,
     valid: randomBody(3.5),
   },
   {
     id: "sendgrid-key",
     kind: "sendgrid key",
     keywords: ["sg."],
-    re: /\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/dg,
+    re: /(?<![A-Za-z0-9])SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/dg,
     valid: randomBody(3.5),
   },
   {
     id: "jwt",
     kind: "jwt",
     keywords: ["eyj"],
-    re: /\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*/dg,
+    re: /(?<![A-Za-z0-9])eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]*/dg,
     valid: jwtValid,
   },
   {
@@ -253,10 +278,12 @@ export const SECRET_RULES: readonly SecretRule[] = [
     kind: "url password",
     keywords: ["://"],
     // scheme://user:password@host — the password alone is the secret, so the user name
-    // and host stay readable.
-    re: /\b[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s:@/]{1,64}:([^\s@/]{1,128})@[A-Za-z0-9.-]+/dg,
+    // and host stay readable. The user may be empty (`redis://:pw@host`, Redis' own form)
+    // and the password may hold "/" (`mysql://root:ab/cd@db`); what is then a port and a
+    // path (`http://host:8080/a@b`) is turned away by urlPassword.
+    re: /\b[A-Za-z][A-Za-z0-9+.-]{1,20}:\/\/[^\s:@/]{0,64}:([^\s@]{1,128})@[A-Za-z0-9.-]+/dg,
     group: 1,
-    valid: (s) => s.length >= 3 && !looksPlaceholderValue(s) && !/^(pass(word)?|pwd)$/i.test(s),
+    valid: urlPassword,
   },
   {
     id: "generic-password",
