@@ -21,12 +21,12 @@
 // Real escapes: CSI (7- and 8-bit), control strings (OSC, DCS, … to BEL or ST), other
 // ESC sequences; then C0/C1 controls but TAB, LF and CR (kept: they separate words).
 // Textual escapes: the JSON/JS/shell spellings of ESC or CSI followed by a CSI body.
-// deno-lint-ignore no-control-regex
 const ESCAPE_RE =
+  // deno-lint-ignore no-control-regex
   /(?:\x1b\[|\x9b)[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?|(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x00-\x1f\x7f-\x9f]*(?:\x07|\x1b\\|\x9c)?|\x1b[\x20-\x2f]*[\x30-\x7e]?|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|(?:\\u001[bB]|\\x1[bB]|\\033|\\e)\[[0-9;?]*[ -\/]*[@-~]|\\u009[bB][0-9;?]*[ -\/]*[@-~]/g;
 // The same without the 8-bit forms, for bytes read as latin1 (see the header).
-// deno-lint-ignore no-control-regex
 const ESCAPE_RE_LATIN1 =
+  // deno-lint-ignore no-control-regex
   /\x1b\[[\x30-\x3f]*[\x20-\x2f]*[\x40-\x7e]?|\x1b[\]PX^_][^\x00-\x1f\x7f]*(?:\x07|\x1b\\)?|\x1b[\x20-\x2f]*[\x30-\x7e]?|[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|(?:\\u001[bB]|\\x1[bB]|\\033|\\e)\[[0-9;?]*[ -\/]*[@-~]/g;
 // deno-lint-ignore no-control-regex
 const MAYBE_ESCAPE = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]|\\(?:u00|x1|033|e\[)/i;
