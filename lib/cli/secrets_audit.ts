@@ -16,7 +16,7 @@ import {
   type Store,
   type SupersessionMark,
 } from "../message_search/mod.ts";
-import { maskedForm, maskSecrets, type SecretSpan } from "../secrets/mod.ts";
+import { maskedForm, maskSecrets, maskTitle, type SecretSpan } from "../secrets/mod.ts";
 
 /** Characters of masked context kept on each side of a secret in a finding. */
 const EXCERPT_SIDE_CHARS = 40;
@@ -106,8 +106,10 @@ export async function auditSecrets(
       session_key: key,
       source: e.source,
       session_id: e.session_id,
-      title: e.meta.title,
-      project: e.meta.project,
+      // Free text of the session is printed too: masked like the findings (H2), the
+      // title with the cut-edge check (its producer cut the first prompt mid-key).
+      title: e.meta.title === null ? null : maskTitle(e.meta.title),
+      project: e.meta.project === null ? null : maskSecrets(e.meta.project).text,
       kinds,
       findings: found,
     });

@@ -11,7 +11,7 @@
  * the rest.
  */
 import { terminalSafe, utf8Length } from "../text/mod.ts";
-import { markSnippet, maskSecrets } from "./_mask.ts";
+import { markSnippet, maskSecrets, maskTitle } from "./_mask.ts";
 
 /** The first line of every result. */
 export const FRAMING =
@@ -44,9 +44,17 @@ export function byteLength(s: string): number {
   return utf8Length(s);
 }
 
-/** A one-line untrusted field (title, project, id): masked, controls and breaks removed. */
+/** A one-line untrusted field (project, id): masked, controls and breaks removed. */
 export function field(s: string | null | undefined): string {
   return terminalSafe(maskSecrets(s ?? "").text);
+}
+
+/**
+ * A title (or name) as a one-line field: its producer cut it at ~100 code points, maybe
+ * inside a key, so the cut end gets the fragment check too (lib/secrets maskTitle).
+ */
+export function titleField(s: string | null | undefined): string {
+  return terminalSafe(maskTitle(s ?? ""));
 }
 
 /** A multi-line untrusted text, masked and quoted line by line. */

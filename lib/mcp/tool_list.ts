@@ -13,7 +13,7 @@ import { z } from "zod";
 import { SOURCES } from "../message_search/mod.ts";
 import { LIST_MAX_LIMIT, listSessions, type SessionSummary } from "../catalog/mod.ts";
 import type { McpBackend } from "./backend.ts";
-import { field, FRAMING, OutputBudget } from "./framing.ts";
+import { field, FRAMING, OutputBudget, titleField } from "./framing.ts";
 import { enumListArg, intArg, oneOrMany, textArg } from "./args.ts";
 
 /** Sessions per page unless asked. */
@@ -88,7 +88,7 @@ export async function listSessionsTool(
       `\n- ${field(s.key)}  (${s.source}, last activity ${when}, ${s.message_count} messages${
         s.status ? `, ${field(s.status)}` : ""
       }${s.source_gone ? ", source files gone" : ""})`,
-      `  title: ${field(s.name ?? s.title) || "(untitled)"}`,
+      `  title: ${titleField(s.name ?? s.title) || "(untitled)"}`,
       `  project: ${field(s.project) || "-"}`,
       `  resume: ${field(s.resume_command)}`,
     ].join("\n");

@@ -33,6 +33,7 @@ import {
   OutputBudget,
   SUPERSEDED_NOTE,
   TEAM_FRAMING,
+  titleField,
 } from "./framing.ts";
 import { resumeCommand } from "../catalog/mod.ts";
 import { MACHINE_NAME_MAX } from "../team/mod.ts";
@@ -397,7 +398,7 @@ async function groupLines(
     files: [],
   });
   const lines = [
-    `\n## ${o.n}. ${field(g.title) || "(untitled session)"}`,
+    `\n## ${o.n}. ${titleField(g.title) || "(untitled session)"}`,
     `${g.machine === undefined ? "" : `machine: ${field(g.machine)}  `}` +
     `session: ${field(g.session_key)}  source: ${g.source}  project: ${field(g.project) || "-"}` +
     `  matching messages: ${g.total_hits}${g.source_gone ? "  (its source files are gone)" : ""}`,

@@ -9,6 +9,7 @@
  */
 import { terminalSafe, utf8Length } from "../text/mod.ts";
 import { maskWithRanges } from "./ranges.ts";
+import { maskCutEdges } from "./cut_edges.ts";
 
 /** How a snippet is printed. */
 export interface MarkSnippetOptions {
@@ -32,7 +33,13 @@ export function markSnippet(snippet: string, o: MarkSnippetOptions): string {
     const s = Math.max(a - o.offset, 0), e = Math.min(b - o.offset, len);
     if (e > s) rel.push([s, e]);
   }
-  const m = o.mask ? maskWithRanges(snippet, rel) : { text: snippet, ranges: rel };
+  // Masked, then a key cut by the snippet's window is masked as a fragment (cut_edges.ts).
+  const m = o.mask
+    ? maskCutEdges(maskWithRanges(snippet, rel).text, maskWithRanges(snippet, rel).ranges, {
+      head: o.offset > 0,
+      tail: o.cutEnd === true,
+    })
+    : { text: snippet, ranges: rel };
   const bytes = enc.encode(m.text);
   const piece = (from: number, to?: number) => terminalSafe(dec.decode(bytes.subarray(from, to)));
   let out = "";

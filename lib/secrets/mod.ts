@@ -14,5 +14,6 @@ export { findSecrets, maskedForm, maskSecrets } from "./find.ts";
 export type { SecretSpan } from "./find.ts";
 export { maskWithRanges } from "./ranges.ts";
 export { markSnippet } from "./marked_snippet.ts";
+export { CUT_FRAGMENT_KIND, maskCutEdges, maskTitle } from "./cut_edges.ts";
 export type { MarkSnippetOptions } from "./marked_snippet.ts";
 export { SECRET_KINDS } from "./rules.ts";

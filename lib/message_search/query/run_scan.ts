@@ -348,9 +348,9 @@ interface CountFrom {
  * told within the budget or a session in scope could not be searched. Every session past
  * the early exit lies after the page's last group, hence after the cursor: no position is
  * needed. Two passes: the first keeps the sessions in scope that their summaries do not
- * rule out (bloom checks, nothing loaded); when matching that many would not fit the
- * budget at the page's own cost per searched session, the count gives up at once — a
- * common word is never counted only to learn it cannot be. `page` is what the page took
+ * rule out (bloom checks, nothing loaded); for a keystroke, when matching that many would
+ * not fit the budget at the page's own cost per searched session, the count gives up at
+ * once — a common word is never counted only to learn it cannot be. `page` is what the page took
  * and how many sessions it searched (see CountBudget.scaleWithPage).
  */
 async function countRest(
@@ -377,8 +377,13 @@ async function countRest(
     if (e.records === 0 || outOfScope(s, scope)) continue;
     if (!summaryRulesOut(arena, e.generations, c.summaryHashes)) candidates.push(s);
   }
+  // A keystroke's count never starts what it cannot finish; a one-shot caller waits for the
+  // answer anyway, so its count runs to its deadline (a cold page's cost per session, disk
+  // loads included, would predict too much for a warm arena).
   const perSession = page.ms / Math.max(page.searched, 1);
-  if (candidates.length * perSession > deadline - performance.now()) return null;
+  if (x.count.scaleWithPage && candidates.length * perSession > deadline - performance.now()) {
+    return null;
+  }
   let fresh = 0;
   let n = 0;
   for (const s of candidates) {
