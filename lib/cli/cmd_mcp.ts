@@ -13,12 +13,8 @@
  * neither can be read (the locked profile cannot read the hostname) every machine's
  * sessions are read from the team database.
  */
-import process from "node:process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-// The SDK's "./*" export names no .d.ts for a ".js" subpath: point the checker at it.
-// @ts-types="@modelcontextprotocol/sdk/server/stdio"
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { resolveConfig } from "../config.ts";
 import {
   CLIENT_CONFIG_PLACE,
@@ -28,10 +24,12 @@ import {
   createTeamBackend,
   DEFAULT_MAX_OUTPUT_BYTES,
   homeVariables,
+  LineTransport,
   MCP_CLIENTS,
   type McpClient,
   serverCommand,
 } from "../mcp/mod.ts";
+import { terminalSafe } from "../text/mod.ts";
 import { InvalidInputError } from "../errors.ts";
 import { numberFlag, parseArgs, stringFlag } from "./parse_args.ts";
 import type { CliIo, Command } from "./io.ts";
@@ -75,24 +73,28 @@ export const mcpCommand: Command = {
       maxOutputBytes: numberFlag(args, "max-output-bytes") ?? DEFAULT_MAX_OUTPUT_BYTES,
       logger,
     });
-    const transport = new StdioServerTransport();
+    // Our own bounded line transport (lib/mcp line_transport.ts, H7): an oversized or
+    // malformed request is answered with a JSON-RPC error and the server keeps serving.
+    const maxOutputBytes = numberFlag(args, "max-output-bytes") ?? DEFAULT_MAX_OUTPUT_BYTES;
+    const transport = new LineTransport({
+      input: Deno.stdin.readable,
+      write: (line) => io.stdout(line),
+      // The text cap plus the JSON envelope's room (tools/list, ~7 KB, fits the least cap).
+      maxOutBytes: Math.max(maxOutputBytes, 16 * 1024) + 4 * 1024,
+    });
     const closed = new Promise<void>((resolve) => {
       transport.onclose = () => resolve();
     });
-    transport.onerror = (err) => logger(`intendant mcp: ${err.message}`);
+    transport.onerror = (err) => logger(`intendant mcp: ${terminalSafe(err.message)}`);
     await server.connect(transport);
-    // The SDK's transport does not end on EOF: a client that exits closes our stdin.
+    // End of input (the client exited) closes the transport; so do these signals.
     const end = () => void transport.close();
-    process.stdin.on("end", end);
-    process.stdin.on("close", end);
     const signals: Deno.Signal[] = io.os === "windows" ? ["SIGINT"] : ["SIGINT", "SIGTERM"];
     for (const s of signals) Deno.addSignalListener(s, end);
     try {
       await closed;
     } finally {
       for (const s of signals) Deno.removeSignalListener(s, end);
-      process.stdin.off("end", end);
-      process.stdin.off("close", end);
       await server.close();
       await team?.close();
     }

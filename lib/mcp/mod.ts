@@ -26,3 +26,4 @@ export {
 } from "./client_config.ts";
 export type { Launcher, McpClient, ServerCommand } from "./client_config.ts";
 export { FRAMING, SUPERSEDED_NOTE } from "./framing.ts";
+export { fitMessage, LineTransport, MCP_MAX_LINE_BYTES } from "./line_transport.ts";
