@@ -20,6 +20,7 @@ import { nativeSessionIds } from "./resolve_key.ts";
 import {
   ensureDurableDir,
   lstatOrNull,
+  readTrashEntries,
   syncDirs,
   TRASH_KEEP_MS,
   type TrashDeps,
@@ -113,9 +114,22 @@ export async function deleteNativeSession(
   try {
     await Deno.rename(dir, join(trashDir, entry));
   } catch (err) {
+    // Gone from logs/ (a concurrent delete, or trash_recover.ts, moved it): the session
+    // IS in the trash with this key tombstoned — what was asked. Report that entry.
+    if (err instanceof Deno.errors.NotFound && !(await lstatOrNull(dir))) {
+      const moved = (await readTrashEntries(trashDir)).find((e) => e.sessionId === sessionId);
+      if (moved) {
+        return {
+          session_id: sessionId,
+          key,
+          entry: moved.name,
+          deleted_at_ms: moved.deletedAtMs,
+          expires_at_ms: moved.deletedAtMs + TRASH_KEEP_MS,
+        };
+      }
+    }
     // Still in logs/ (EXDEV, EACCES…): without this the session would stay listed but
-    // silently absent from search. Gone from logs/ (a concurrent delete won the race):
-    // the tombstone is that delete's, keep it.
+    // silently absent from search.
     if (await lstatOrNull(dir)) {
       try {
         await d.store.liftTombstone(key);

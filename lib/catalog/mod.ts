@@ -70,6 +70,7 @@ export type { RestoredSession } from "./trash_restore.ts";
 export { listTrash } from "./trash_list.ts";
 export type { TrashEntry } from "./trash_list.ts";
 export { gcTrash } from "./trash_gc.ts";
+export { finishInterruptedDeletes } from "./trash_recover.ts";
 export type { TrashGcOptions, TrashGcReport } from "./trash_gc.ts";
 export { messageCount, sessionFacts } from "./trash_facts.ts";
 export type { SessionFacts } from "./trash_facts.ts";

@@ -25,8 +25,10 @@
  * Crash between any two steps (the indexer reads only logs/, so a directory in trash/
  * is invisible to search whether or not it is tombstoned):
  *  - delete, after the tombstone, before the rename: the session is still in logs/,
- *    listed, tombstoned (absent from search). `intendant delete` again finishes it (the
- *    tombstone is idempotent); `intendant restore` lifts the stray tombstone instead.
+ *    tombstoned (absent from search). The next daemon start, `intendant index`, and the
+ *    commands that list or move native sessions finish it (trash_recover.ts: the
+ *    directory moves to the trash under the tombstone's time), so the list never shows a
+ *    session search cannot find for longer than that (H9);
  *    A rename that FAILS (not a crash) lifts the tombstone again before reporting;
  *  - restore, after lifting, before the rename: the entry is still in trash/, merely not
  *    tombstoned. `intendant restore` again finishes it (lifting is idempotent); left

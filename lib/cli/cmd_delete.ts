@@ -14,6 +14,7 @@ import { InvalidInputError } from "../errors.ts";
 import { createMessageIndex } from "../message_search/mod.ts";
 import {
   deleteNativeSession,
+  finishInterruptedDeletes,
   messageCount,
   resolveNativeForDelete,
   sessionFacts,
@@ -63,6 +64,16 @@ export const deleteCommand: Command = {
       return EXIT_USAGE;
     }
     const { store } = await createMessageIndex(cfg);
+    const deps = { stateRoot: cfg.stateRoot, logsDir: cfg.logsDir, store };
+    // This very session may be a delete a crash cut short (tombstoned, still in logs/):
+    // finishing it is what was asked (trash_recover.ts).
+    if ((await finishInterruptedDeletes(deps)).includes(target.sessionId)) {
+      io.stdout(
+        `moved ${target.sessionId} to the trash (finishing a delete that was interrupted); ` +
+          `undo with: intendant restore ${target.sessionId}\n`,
+      );
+      return EXIT_OK;
+    }
     if (!yes) {
       const facts = await sessionFacts(target.dir, target.sessionId);
       const count = await messageCount(store, target.sessionId, target.dir);
@@ -86,11 +97,7 @@ export const deleteCommand: Command = {
         return EXIT_FAILURE;
       }
     }
-    const t = await deleteNativeSession(
-      { stateRoot: cfg.stateRoot, logsDir: cfg.logsDir, store },
-      target.sessionId,
-      target.dir,
-    );
+    const t = await deleteNativeSession(deps, target.sessionId, target.dir);
     io.stdout(
       `moved ${t.session_id} to the trash (kept until ${utcMinute(t.expires_at_ms)} UTC); ` +
         `undo with: intendant restore ${t.session_id}\n`,

@@ -15,7 +15,7 @@ import {
   indexerCoverage,
   type SweepReport,
 } from "../message_search/mod.ts";
-import { gcTrash } from "../catalog/mod.ts";
+import { finishInterruptedDeletes, gcTrash } from "../catalog/mod.ts";
 import { boolFlag, parseArgs, stringFlag } from "./parse_args.ts";
 import type { CliIo, Command } from "./io.ts";
 import { EXIT_OK } from "./exit_codes.ts";
@@ -38,6 +38,7 @@ export const indexCommand: Command = {
     const { quarantined } = await indexer.startup();
     // Trash entries past their keep time go with the rest of the startup maintenance; a
     // failure to remove one must not cost the sweep.
+    await finishInterruptedDeletes({ stateRoot: cfg.stateRoot, logsDir: cfg.logsDir, store });
     await gcTrash({ stateRoot: cfg.stateRoot }).catch((err) =>
       io.stderr(`intendant: trash cleanup failed: ${terminalSafe((err as Error).message)}\n`)
     );

@@ -9,7 +9,12 @@ import { join } from "node:path";
 import { resolveConfig } from "../config.ts";
 import { InvalidInputError } from "../errors.ts";
 import { createMessageIndex } from "../message_search/mod.ts";
-import { listTrash, restoreNativeSession, ShortPrefixError } from "../catalog/mod.ts";
+import {
+  finishInterruptedDeletes,
+  listTrash,
+  restoreNativeSession,
+  ShortPrefixError,
+} from "../catalog/mod.ts";
 import { terminalSafe } from "../text/mod.ts";
 import { parseArgs } from "./parse_args.ts";
 import type { CliIo, Command } from "./io.ts";
@@ -33,6 +38,8 @@ export const restoreCommand: Command = {
     const cfg = resolveConfig(io.env, { cwd: io.cwd });
     const { store } = await createMessageIndex(cfg);
     const deps = { stateRoot: cfg.stateRoot, logsDir: cfg.logsDir, store };
+    // An interrupted delete is finished first, so its session can be restored like any other.
+    await finishInterruptedDeletes(deps);
     try {
       const r = await restoreNativeSession(deps, id);
       const how = r.repaired

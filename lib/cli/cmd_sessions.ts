@@ -5,7 +5,7 @@
  */
 import { resolveConfig } from "../config.ts";
 import { createMessageIndex, type Source, SOURCES } from "../message_search/mod.ts";
-import { listSessions } from "../catalog/mod.ts";
+import { finishInterruptedDeletes, listSessions } from "../catalog/mod.ts";
 import { InvalidInputError } from "../errors.ts";
 import { boolFlag, numberFlag, parseArgs, stringFlag } from "./parse_args.ts";
 import type { CliIo, Command } from "./io.ts";
@@ -37,6 +37,8 @@ export const sessionsCommand: Command = {
     }
     const cfg = resolveConfig(io.env, { cwd: io.cwd });
     const { store } = await createMessageIndex(cfg);
+    // A delete a crash cut short is finished first: no listed session is unsearchable (H9).
+    await finishInterruptedDeletes({ stateRoot: cfg.stateRoot, logsDir: cfg.logsDir, store });
     const r = await listSessions({ logsDir: cfg.logsDir, store, namesPath: cfg.sessionNamesPath }, {
       limit: numberFlag(args, "limit") ?? 50,
       offset: numberFlag(args, "offset") ?? 0,

@@ -5,7 +5,9 @@
  * from session meta files: untrusted, printed only through terminalSafe.
  */
 import { resolveConfig } from "../config.ts";
+import { createMessageIndex } from "../message_search/mod.ts";
 import {
+  finishInterruptedDeletes,
   listTrash,
   MIN_PREFIX_CHARS,
   type ShortPrefixError,
@@ -77,6 +79,9 @@ export const trashCommand: Command = {
       return EXIT_USAGE;
     }
     const cfg = resolveConfig(io.env, { cwd: io.cwd });
+    // An interrupted delete is finished first, so the trash lists it (H9).
+    const { store } = await createMessageIndex(cfg);
+    await finishInterruptedDeletes({ stateRoot: cfg.stateRoot, logsDir: cfg.logsDir, store });
     const entries = await listTrash({ stateRoot: cfg.stateRoot });
     if (boolFlag(args, "json")) {
       io.stdout(stringifyTerminalSafe({ trash_dir: trashDirOf(cfg.stateRoot), entries }) + "\n");

@@ -17,6 +17,7 @@ import { normalizeRequest, QUERY_REFRESH_MS } from "../message_search/mod.ts";
 import {
   type CatalogDeps,
   deepSearch,
+  finishInterruptedDeletes,
   listSessions,
   nativeReplay,
   resolveSessionKey,
@@ -202,7 +203,12 @@ export const ROUTES: readonly RouteDef[] = [
     summary: "the catalog: native and external sessions, names overlaid, newest first, paged",
     handler: (c, d) => {
       const p = parseQuery(SessionListParams, new URL(c.req.url));
-      return gated(c, heavy(d), "catalog", async () => c.json(await listSessions(d.catalog, p)));
+      return gated(c, heavy(d), "catalog", async () => {
+        // A delete another process left half done (H9) is finished before listing, so the
+        // list never shows a session search cannot find.
+        await finishInterruptedDeletes(d.trash);
+        return c.json(await listSessions(d.catalog, p));
+      });
     },
   },
   {
