@@ -1,7 +1,8 @@
 /**
  * Delete and Undo in real Chromium against a real daemon (tests/helpers/browser.ts): the
- * detail header's Delete asks first in a modal dialog (focus on Cancel, Escape cancels
- * and touches nothing), confirming moves the session to the trash and returns to the
+ * detail header's Delete asks first in a modal dialog (focus on Cancel — waited for, as
+ * every focus and scroll this suite checks: the app moves them in effects —, Escape
+ * cancels and touches nothing), confirming moves the session to the trash and returns to the
  * list without it, and the toast's Undo restores it: the list shows it again and its
  * directory is back in logs/. External sessions offer no Delete.
  */
@@ -11,6 +12,7 @@ import { TRASH_KEEP_DAYS } from "../lib/catalog/mod.ts";
 import { BROWSER_AVAILABLE, type BrowserRig, startRig } from "./helpers/browser.ts";
 import { buildWorld } from "./helpers/world.ts";
 import { writeNativeSession } from "./helpers/native_corpus.ts";
+import { untilFocused } from "./browser_page.ts";
 
 function exists(path: string): boolean {
   try {
@@ -56,15 +58,14 @@ Deno.test({
         assert.ok(text.includes(title), text);
         assert.ok(text.includes(`${TRASH_KEEP_DAYS} days`), "the dialog names the keep time");
         assert.ok(text.includes(`intendant restore ${s.id}`), text);
-        assert.equal(
-          (await page.evaluate(() => document.activeElement?.textContent))?.trim(),
-          "Cancel",
-          "focus starts on the safe answer",
-        );
+        // Focus starts on the safe answer. The dialog moves it there in an effect after its
+        // first render, so wait for it: read at once, under load it was still on <body>.
+        await untilFocused(page, "[role=alertdialog] #cancel-delete");
+        assert.equal((await page.locator("#cancel-delete").innerText()).trim(), "Cancel");
         await rig!.screenshot("delete-confirm-dialog");
         await page.keyboard.press("Escape");
         await dialog.waitFor({ state: "detached" });
-        assert.equal(await page.evaluate(() => document.activeElement?.id), "delete-session");
+        await untilFocused(page, "#delete-session"); // focus returns to the opener
         assert.ok(exists(s.dir), "cancel touches nothing");
       });
 

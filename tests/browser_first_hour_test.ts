@@ -16,7 +16,7 @@ import { BROWSER_AVAILABLE, type BrowserRig, startRig } from "./helpers/browser.
 import { buildBigStore } from "./helpers/big_store.ts";
 import { writeNativeSession } from "./helpers/native_corpus.ts";
 import { buildWorld } from "./helpers/world.ts";
-import { laneKeys, laneSettled, search } from "./browser_page.ts";
+import { laneKeys, laneSettled, search, untilFocused } from "./browser_page.ts";
 
 const BULK = 60;
 
@@ -123,14 +123,18 @@ Deno.test({
           assert.equal(await page.inputValue("#q"), "okapi");
           await laneSettled(page, "okapi", { source: ["intendant"], role: ["user"] });
           await page.keyboard.press("ArrowDown");
+          await untilFocused(page, '[data-result][href^="#/session/"]');
           const first = await page.evaluate(() => document.activeElement?.getAttribute("href"));
-          assert.ok(first?.startsWith("#/session/"), `first result focused: ${first}`);
           await page.keyboard.press("ArrowDown");
+          await page.waitForFunction(
+            (was) => document.activeElement?.getAttribute("href") !== was,
+            first,
+          );
           const second = await page.evaluate(() => document.activeElement?.getAttribute("href"));
           assert.ok(second?.startsWith("#/session/") && second !== first, "moved to the next");
           await page.keyboard.press("ArrowUp");
           await page.keyboard.press("ArrowUp");
-          assert.equal(await page.evaluate(() => document.activeElement?.id), "q");
+          await untilFocused(page, "#q");
           // `/` typed inside the box is just a character.
           await page.keyboard.press("End");
           await page.keyboard.type("/");
@@ -164,7 +168,10 @@ Deno.test({
             origin: new URL(rig!.base).origin,
           });
           const before = await page.evaluate(() => location.hash);
-          await page.locator("#recent-list .card").first().locator(".sid").click();
+          const idButton = page.locator("#recent-list .card").first().locator(".sid");
+          await idButton.click();
+          // The copy is asynchronous: the button says when it is done.
+          await idButton.filter({ hasText: "copied" }).waitFor();
           assert.equal(await page.evaluate(() => location.hash), before);
           assert.equal(await page.evaluate(() => navigator.clipboard.readText()), full);
         },

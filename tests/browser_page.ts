@@ -1,8 +1,12 @@
 /**
- * Page helpers for the dashboard's browser suite (tests/browser_test.ts): typing a
+ * Page helpers for the dashboard's browser suite (tests/browser_*_test.ts): typing a
  * query and waiting until the message lane shows that exact query's results, reading
  * marks, and geometry checks. Waits are condition-based (no fixed sleeps), keyed on the
- * lane's `data-q` (the query the shown results answer) and `data-state`.
+ * lane's `data-q` (the query the shown results answer) and `data-state`. Focus and
+ * scrolling are state too: the app moves them in effects after a render (a dialog focuses
+ * its safe button, a jump-to-hit scrolls its entry), so a test waits for them
+ * (untilFocused, untilInViewport) instead of reading them the moment an element appears —
+ * under load that read came before the effect and failed.
  */
 import type { Locator, Page } from "playwright-core";
 import type { Source } from "../lib/message_search/mod.ts";
@@ -44,6 +48,36 @@ export async function search(page: Page, q: string, f: LaneFilters = {}): Promis
 /** The text content of every <mark> inside `scope`. */
 export function marks(scope: Locator): Promise<string[]> {
   return scope.locator("mark").allTextContents();
+}
+
+/** Waits until the focused element matches the CSS `selector`. */
+export async function untilFocused(page: Page, selector: string, timeout = 10_000): Promise<void> {
+  await page.waitForFunction(
+    (sel) => document.activeElement?.matches(sel) === true,
+    selector,
+    { timeout },
+  ).catch(async (err) => {
+    const got = await page.evaluate(() => {
+      const a = document.activeElement;
+      return a ? `<${a.tagName.toLowerCase()} id="${a.id}" class="${a.className}">` : "nothing";
+    });
+    throw new Error(`Focus never reached ${selector}: it is on ${got}`, { cause: err });
+  });
+}
+
+/** Waits until `el` lies entirely inside the viewport, below the sticky top bar. */
+export async function untilInViewport(el: Locator, timeout = 10_000): Promise<void> {
+  const handle = await el.elementHandle({ timeout });
+  if (!handle) throw new Error("No element to bring into view");
+  await el.page().waitForFunction(
+    (node) => {
+      const r = node.getBoundingClientRect();
+      const bar = document.querySelector(".topbar")?.getBoundingClientRect().bottom ?? 0;
+      return r.height > 0 && r.top >= bar - 1 && r.bottom <= innerHeight + 1;
+    },
+    handle,
+    { timeout },
+  );
 }
 
 /** True when the element lies entirely inside the viewport (below the sticky top bar). */

@@ -169,6 +169,8 @@ Deno.test({
         async () => {
           await page.click("#mask-secrets");
           assert.equal(await page.locator("#mask-secrets").isChecked(), false);
+          // Every view re-renders on the switch: wait for that before reading the page.
+          await page.waitForFunction((v) => document.body.innerText.includes(v), github.secret);
           let text = await body();
           for (const k of keys) assert.ok(text.includes(k.secret), `${k.kind} shown when off`);
           assert.equal(await page.locator(".badge.masked").count(), 0);

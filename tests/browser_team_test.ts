@@ -147,6 +147,7 @@ Deno.test({
             // Open ci-b's session: the remote page, not the local one.
             await page.click(".lane[data-q] .card:has(.badge.machine:text-is('ci-b')) .card-title");
             await page.waitForSelector(".remote-badge");
+            await page.waitForFunction(() => document.querySelectorAll(".remote-entry").length > 0);
             assert.equal(await page.locator(".remote-badge").textContent(), "remote · ci-b");
             assert.ok(
               page.url().includes(`#/remote/ci-b/${encodeURIComponent(keyOf(sessions()[0]!))}`),

@@ -18,7 +18,15 @@ import { BROWSER_AVAILABLE, type BrowserRig, startRig } from "./helpers/browser.
 import { buildWorld, type World } from "./helpers/world.ts";
 import { writeNativeSession } from "./helpers/native_corpus.ts";
 import { foldText } from "../ui/lib/fold.ts";
-import { groupsAtLeast, inViewport, laneKeys, laneSettled, marks, search } from "./browser_page.ts";
+import {
+  groupsAtLeast,
+  laneKeys,
+  laneSettled,
+  marks,
+  search,
+  untilFocused,
+  untilInViewport,
+} from "./browser_page.ts";
 
 const BULK = 40;
 const NFD_CAFE = "cafe\u0301";
@@ -69,11 +77,7 @@ Deno.test({
         "the recent list renders the first page, then loads more on scroll",
         async () => {
           await page.waitForSelector("#recent-list .card");
-          assert.equal(
-            await page.evaluate(() => document.activeElement?.id),
-            "q",
-            "search box focused",
-          );
+          await untilFocused(page, "#q"); // the search box is focused on load
           assert.equal(await page.locator("#recent-list .card-item").count(), 50);
           const first = page.locator("#recent-list .card").first();
           assert.ok((await first.locator(".badge.src").textContent())?.length, "source badge");
@@ -84,13 +88,7 @@ Deno.test({
           );
           assert.equal(await page.locator(".btn.more").count(), 0, "no more pages");
           await page.keyboard.press("Tab"); // focus order: search box → source chips
-          const next = await page.evaluate(
-            () => [
-              document.activeElement?.className,
-              document.activeElement?.getAttribute("aria-pressed"),
-            ],
-          );
-          assert.deepEqual(next, ["chip src-intendant", "false"]);
+          await untilFocused(page, 'button.chip.src-intendant[aria-pressed="false"]');
         },
       );
 
@@ -141,7 +139,7 @@ Deno.test({
           const anchored = page.locator(".entry.anchored");
           await anchored.waitFor();
           assert.equal(await anchored.getAttribute("aria-current"), "true");
-          assert.ok(await inViewport(anchored), "anchored entry visible");
+          await untilInViewport(anchored); // scrolled there in an effect after the render
           assert.deepEqual(await marks(anchored), [NFD_CAFE]);
           assert.ok(page.url().includes("locate="));
           await page.goBack();
@@ -163,9 +161,12 @@ Deno.test({
         await page.uncheck("#include-superseded");
         await search(page, "rename the cookie");
         assert.equal(await lane.locator(".card").count(), 0);
-        assert.match(await lane.locator(".empty").innerText(), /Rewound .* hidden/);
-        await page.check("#include-superseded");
+        // The empty page offers what the server found with rewound messages included.
+        const offer = lane.locator("button[data-widen=include_superseded]");
+        assert.match(await offer.innerText(), /^Include rewound messages: finds \d+ sessions?$/);
+        await offer.click();
         await laneSettled(page, "rename the cookie", { includeSuperseded: true });
+        assert.ok(await page.isChecked("#include-superseded"), "the offer turned the toggle on");
         const hits = lane.locator("a.hit");
         assert.ok((await hits.count()) >= 2);
         assert.equal(await lane.locator("a.hit:not(.superseded)").count(), 0);
@@ -196,6 +197,8 @@ Deno.test({
           // Hold the server's answer to the early, broad "ze" for 1.5 s (the request still
           // goes to the real daemon), so it would land after the final query's answer.
           let held = 0;
+          let released!: () => void;
+          const answered = new Promise<void>((r) => (released = r));
           await page.route(
             (u) =>
               u.pathname === "/api/sessions/message-search" && u.searchParams.get("q") === "ze",
@@ -203,6 +206,7 @@ Deno.test({
               held++;
               await new Promise((r) => setTimeout(r, 1500));
               await route.continue().catch(() => {}); // the UI aborted it meanwhile
+              released();
             },
           );
           await page.fill("#q", "");
@@ -216,7 +220,7 @@ Deno.test({
           await early;
           await page.locator("#q").pressSequentially("bra migration", { delay: 15 });
           await laneSettled(page, "zebra migration");
-          await page.waitForTimeout(1700); // the held early answer arrives now
+          await answered; // the held early answer has been let through, after the final one
           assert.equal(held, 1);
           assert.equal(await lane.getAttribute("data-q"), "zebra migration");
           const got = new Set((await marks(lane)).map(foldText));
@@ -274,7 +278,7 @@ Deno.test({
           const dialog = page.locator("[role=dialog]");
           await dialog.waitFor();
           const input = dialog.locator("input[role=combobox]");
-          assert.ok(await input.evaluate((e) => e === document.activeElement));
+          await untilFocused(page, "[role=dialog] input[role=combobox]");
           await page.keyboard.type("修复");
           await page.waitForFunction(() => {
             const g = document.querySelector("[aria-labelledby=pal-g-m]");
@@ -289,21 +293,25 @@ Deno.test({
               break;
             }
             await page.keyboard.press("ArrowDown");
+            // The selection moves on the next render: read it only once it has.
+            await page.waitForFunction(
+              (before) =>
+                document.querySelector("[role=combobox]")?.getAttribute("aria-activedescendant") !==
+                  before,
+              id,
+            );
           }
           const active = await input.getAttribute("aria-activedescendant");
           assert.equal(await page.locator(`#${active}`).getAttribute("aria-selected"), "true");
           assert.equal(await page.locator(`#${active}`).getAttribute("data-kind"), "message");
           await page.keyboard.press("Tab");
-          assert.ok(
-            await dialog.evaluate((d) => d.contains(document.activeElement)),
-            "focus trapped",
-          );
+          await untilFocused(page, "[role=dialog] *"); // focus trapped in the dialog
           await page.keyboard.press("Shift+Tab");
           await page.keyboard.press("Enter");
           await dialog.waitFor({ state: "detached" });
           const anchored = page.locator(".entry.anchored");
           await anchored.waitFor();
-          assert.ok(await inViewport(anchored));
+          await untilInViewport(anchored);
           assert.ok((await marks(anchored)).includes("修复"));
           await page.keyboard.press("Control+k");
           await dialog.waitFor();
@@ -392,16 +400,17 @@ Deno.test({
       await t.step("?message_search=off hides the lane; so does an older daemon", async () => {
         const before = requests.length;
         await rig!.open("/?message_search=off");
+        await page.locator(".shell[data-features=known]").waitFor();
         await page.fill("#q", "café");
-        await page.locator("#lane-meta-h").waitFor();
-        await page.waitForTimeout(400);
+        await page.locator('.lane[data-filter-q="café"][aria-busy=false]').waitFor();
         assert.equal(await page.locator(".lane[data-q]").count(), 0);
         assert.ok(!requests.slice(before).some((u) => u.includes("message-search")));
         await page.route("**/api/routes", (r) => r.fulfill({ status: 404, body: "{}" }));
         await rig!.open("/");
+        // The features are known once /api/routes answered (here: 404, an older daemon).
+        await page.locator(".shell[data-features=known]").waitFor();
         await page.fill("#q", "café");
-        await page.locator("#lane-meta-h").waitFor();
-        await page.waitForTimeout(400);
+        await page.locator('.lane[data-filter-q="café"][aria-busy=false]').waitFor();
         assert.equal(await page.locator(".lane[data-q]").count(), 0);
         assert.equal(await page.locator("[role=alert]").count(), 0);
         await page.unroute("**/api/routes");

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { BROWSER_AVAILABLE, type BrowserRig, startRig } from "./helpers/browser.ts";
 import { buildWorld } from "./helpers/world.ts";
 import { readEvents, type Spawned, spawnIntendant } from "./helpers/cli.ts";
+import { untilFocused } from "./browser_page.ts";
 
 type Ev = { event: string; turn?: number; data?: Record<string, unknown> };
 
@@ -69,7 +70,7 @@ Deno.test({
         await page.goto(`${rig!.base}#/session/${encodeURIComponent(`intendant:${id}`)}`);
         await page.locator(".ask-question", { hasText: "Which branch should I release from?" })
           .waitFor({ timeout: 15_000 });
-        assert.equal(await status.textContent(), "waiting");
+        await status.filter({ hasText: "waiting" }).waitFor();
         await page.locator(".notice", { hasText: "waiting for your answer" }).waitFor();
         await page.locator(".live-open").waitFor({ timeout: 10_000 });
         await page.evaluate(() => ((globalThis as { __noReload?: number }).__noReload = 1));
@@ -78,7 +79,7 @@ Deno.test({
 
       await step("answering in the box: the box goes, the run continues live", async () => {
         await page.click(".notice button", { timeout: 5_000 }); // "Answer" focuses the box
-        assert.equal(await page.evaluate(() => document.activeElement?.id), "answer-text");
+        await untilFocused(page, "#answer-text");
         await page.fill("#answer-text", "release/2.0");
         await page.click("#send-answer");
         await page.locator("#answer-text").waitFor({ state: "detached", timeout: 10_000 });

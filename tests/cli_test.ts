@@ -1,11 +1,15 @@
 /**
  * CLI polish through the real program: help and version, per-command help, `serve` as
- * the default command, --json listings that parse, and the documented exit codes with
- * one-line errors plus a hint.
+ * the default command, --json listings that parse, the documented exit codes with
+ * one-line errors plus a hint, and `url SESSION` (a link that opens one session's detail,
+ * the same fragment the dashboard's own links use).
  */
 import assert from "node:assert/strict";
 import { runIntendant, sessionOf } from "./helpers/cli.ts";
 import { withTempDir } from "./helpers/temp.ts";
+import { dirname, join } from "node:path";
+import { buildCodexFixture } from "./fixtures/codex_fixture.ts";
+import { sessionHref } from "../ui/lib/route.ts";
 
 Deno.test("help, version and per-command help", () =>
   withTempDir(async (root) => {
@@ -78,4 +82,54 @@ Deno.test("--json listings parse: sessions, index, search", () =>
       "assistant",
       "user",
     ]);
+  }));
+
+Deno.test("url SESSION prints a link to that session's detail: a key, a native id or prefix, an external id, --json; unknown and ambiguous ids fail", () =>
+  withTempDir(async (root) => {
+    const a = sessionOf(await runIntendant(root, ["run", "first"]));
+    const b = sessionOf(await runIntendant(root, ["run", "second"]));
+    // Renamed to share a's first 8 characters, so that prefix names two sessions.
+    await Deno.rename(b.dir, join(dirname(b.dir), `${a.id.slice(0, 8)}-twin`));
+    const codex = await buildCodexFixture(join(root, "home", ".codex"));
+    const codexKey = Object.keys(codex.expected)[0]!;
+    // Sweep the agent homes too (hermeticEnv sweeps only the intendant home by default).
+    const idx = await runIntendant(root, ["index"], {
+      env: { INTENDANT_MESSAGE_SEARCH_DAEMON_HOME_ONLY: "no" },
+    });
+    assert.equal(idx.code, 0, idx.stderr);
+    const base = await runIntendant(root, ["url"]);
+    assert.equal(base.code, 0, base.stderr);
+    const plain = base.stdout.trim();
+    const link = (key: string) => `${plain}${sessionHref(key)}`;
+    const key = `intendant:${a.id}`;
+    assert.equal(link(key), `${plain}#/session/${encodeURIComponent(key)}`);
+    const cases: [string, string][] = [
+      [key, key],
+      [a.id, key],
+      [a.id.slice(0, 12), key],
+      [codexKey, codexKey],
+      [codexKey.slice("codex:".length), codexKey], // the bare id `sessions` prints
+    ];
+    for (const [arg, want] of cases) {
+      const r = await runIntendant(root, ["url", arg]);
+      assert.equal(r.code, 0, `${arg}: ${r.stderr}`);
+      assert.equal(r.stdout, `${link(want)}\n`, arg);
+    }
+    const j = await runIntendant(root, ["url", a.id.slice(0, 12), "--json"]);
+    assert.equal(j.code, 0, j.stderr);
+    const report = JSON.parse(j.stdout);
+    assert.equal(report.url, link(key));
+    assert.equal(report.session_key, key);
+    assert.equal(report.running, false);
+    assert.equal(typeof report.port, "number");
+
+    const missing = await runIntendant(root, ["url", "intendant:zzzzzzzz"]);
+    assert.equal(missing.code, 3, missing.stderr);
+    assert.equal(missing.stdout, "", "no link for a session that does not exist");
+    const amb = await runIntendant(root, ["url", a.id.slice(0, 8)]);
+    assert.equal(amb.code, 4, amb.stderr);
+    assert.match(amb.stderr, /ambiguous/);
+    assert.equal(amb.stdout, "");
+    const extra = await runIntendant(root, ["url", a.id, "more"]);
+    assert.equal(extra.code, 2);
   }));

@@ -164,7 +164,13 @@ Deno.test("without a valid cookie `/` is the token page (401), never the app", (
         const body = await r.text();
         assert.match(body, /intendant url/, path);
         assert.match(body, /daemon\.json/, path);
-        assert.ok(!body.includes("app.js"), `${path} must not load the app`);
+        // The token page loads the bundle only to keep a shared link's #fragment (issue 25:
+        // the CSP allows no inline script); it never mounts the app.
+        assert.ok(!body.includes('id="app"'), `${path} must not mount the app`);
+        assert.match(
+          body,
+          /<script type="module" src="\/app\.js" data-page="token"><\/script><\/body>/,
+        );
       }
       const api = await get(d.port, "/api/sessions");
       assert.equal(api.status, 401);

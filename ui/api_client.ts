@@ -15,6 +15,7 @@
  * replaces itself with the server's token help instead of showing one error per panel.
  */
 import type {
+  ActivityStatus,
   DetailEntry,
   LocateResult,
   PendingQuestion,
@@ -30,6 +31,8 @@ import type {
   SearchGroup,
   SearchHit,
   SearchResponse,
+  SearchSuggestion,
+  SearchSuggestions,
   Source,
   SourceCoverage,
   SourceLocation,
@@ -39,6 +42,7 @@ import type { CoverageView, SweepProgressView, TokenHelp } from "../lib/server/m
 import { withBusyRetry } from "./lib/busy_retry.ts";
 
 export type {
+  ActivityStatus,
   Coverage,
   CoverageView,
   DegradedSessions,
@@ -47,6 +51,8 @@ export type {
   PendingQuestion,
   SearchGroup,
   SearchHit,
+  SearchSuggestion,
+  SearchSuggestions,
   SessionDetail,
   SessionList,
   SessionStatus,

@@ -1,5 +1,9 @@
 /**
- * `intendant url [--json]`: prints the tokenized dashboard URL. The token is the persisted
+ * `intendant url [SESSION] [--json]`: prints the tokenized dashboard URL; with SESSION (a
+ * session key `<source>:<id>`, a native id or unique prefix, or an external session's
+ * bare id — resolved as the catalog resolves ids for `delete`, `sessions` and the API:
+ * lib/catalog resolveSessionKey), a link that opens that session's detail (the fragment
+ * survives the token page: ui/lib/link_target.ts). The token is the persisted
  * one (`<state-root>/token`, created if missing or malformed); the port is the running
  * daemon's (daemon.json, confirmed by asking the daemon) or, when none runs, the
  * configured one — said on stderr, since that link only works once `intendant serve`
@@ -9,6 +13,8 @@
  */
 import { resolveConfig } from "../config.ts";
 import { InvalidInputError } from "../errors.ts";
+import { resolveSessionKey } from "../catalog/mod.ts";
+import { createMessageIndex } from "../message_search/mod.ts";
 import { terminalSafe } from "../text/mod.ts";
 import { loadOrCreateToken } from "../server/mod.ts";
 import { boolFlag, parseArgs } from "./parse_args.ts";
@@ -24,10 +30,13 @@ interface UrlReport {
   token: string;
   /** Whether a daemon answers on that port and accepts the token. */
   running: boolean;
+  /** With SESSION: the resolved session key the link opens. */
+  session_key?: string;
 }
 
 async function resolveLink(
   io: CliIo,
+  sessionKey: string | undefined,
 ): Promise<{ report: UrlReport; note: string | null } | { error: string }> {
   const cfg = resolveConfig(io.env, { cwd: io.cwd });
   const { token } = await loadOrCreateToken(cfg.stateRoot);
@@ -35,7 +44,7 @@ async function resolveLink(
   if (daemon) {
     const a = await waitForAcceptance(daemon.port, token);
     const at = (t: string, running: boolean) => ({
-      url: dashboardUrl(daemon.port, t),
+      url: dashboardUrl(daemon.port, t, sessionKey),
       port: daemon.port,
       token: t,
       running,
@@ -70,28 +79,47 @@ async function resolveLink(
     };
   }
   return {
-    report: { url: dashboardUrl(port, token), port, token, running: false },
+    report: { url: dashboardUrl(port, token, sessionKey), port, token, running: false },
     note: `no daemon is running; this link works once \`intendant serve\` listens on port ${port}`,
   };
 }
 
+/** SESSION as the catalog names it (see the module header). */
+async function resolveKey(io: CliIo, idOrKey: string): Promise<string> {
+  const cfg = resolveConfig(io.env, { cwd: io.cwd });
+  const { store } = await createMessageIndex(cfg);
+  const r = await resolveSessionKey(
+    { logsDir: cfg.logsDir, store, namesPath: cfg.sessionNamesPath },
+    idOrKey,
+  );
+  return r.key;
+}
+
 export const urlCommand: Command = {
   name: "url",
-  summary: "print the dashboard's tokenized URL (it stays valid across restarts)",
-  usage: "intendant url [--json]",
+  summary: "print the dashboard's tokenized URL (it stays valid across restarts), or a session's",
+  usage: `intendant url [SESSION] [--json]
+
+  SESSION   open this session's detail: a key (codex:<id>), a native id or unique prefix,
+            or an external session's id`,
   async run(argv: string[], io: CliIo): Promise<number> {
     const args = parseArgs(argv, { json: { type: "boolean" } });
-    if (args.positionals.length) {
-      throw new InvalidInputError(`Unexpected argument "${terminalSafe(args.positionals[0]!)}"`);
+    const [wanted, ...extra] = args.positionals;
+    if (extra.length) {
+      throw new InvalidInputError(`Unexpected argument "${terminalSafe(extra[0]!)}"`);
     }
-    const r = await resolveLink(io);
+    // Resolved before any link is made: an unknown or ambiguous id is the usual one-line
+    // error with its exit code (not found 3, ambiguous 4), and nothing is printed.
+    const sessionKey = wanted === undefined ? undefined : await resolveKey(io, wanted);
+    const r = await resolveLink(io, sessionKey);
     if ("error" in r) {
       io.stderr(`intendant: ${r.error}\n`);
       return EXIT_FAILURE;
     }
     if (r.note) io.stderr(`intendant: ${r.note}\n`);
+    const report = sessionKey === undefined ? r.report : { ...r.report, session_key: sessionKey };
     io.stdout(
-      boolFlag(args, "json") ? stringifyTerminalSafe(r.report) + "\n" : r.report.url + "\n",
+      boolFlag(args, "json") ? stringifyTerminalSafe(report) + "\n" : report.url + "\n",
     );
     return EXIT_OK;
   },

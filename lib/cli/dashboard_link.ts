@@ -1,7 +1,7 @@
 /**
- * The dashboard link as the CLI reports it (`intendant url`, `intendant token --rotate`):
- * which port it names (the running daemon's, from daemon.json, or the configured one) and
- * whether the daemon accepts a token. daemon.json is only a hint (a crash leaves it, a
+ * The dashboard link as the CLI reports it (`intendant url [SESSION]`, `intendant token
+ * --rotate`): which port it names (the running daemon's, from daemon.json, or the
+ * configured one) and whether the daemon accepts a token. daemon.json is only a hint (a crash leaves it, a
  * port is reused), so acceptance is asked of the daemon itself: `GET /api/routes` with
  * the token as a bearer — 200 accepts, 401 rejects, no connection means no daemon. A
  * profile without network permission for the port answers "unknown": the caller then
@@ -16,9 +16,14 @@ export type Acceptance = "accepts" | "rejects" | "absent" | "unknown";
 /** How long one probe may take: a loopback answer takes milliseconds. */
 const PROBE_TIMEOUT_MS = 2_000;
 
-/** The tokenized URL for `port`. */
-export function dashboardUrl(port: number, token: string): string {
-  return `http://127.0.0.1:${port}/?token=${token}`;
+/**
+ * The tokenized URL for `port`; with `sessionKey`, a link that opens that session's detail
+ * (the dashboard's `#/session/<encoded key>` route, ui/lib/route.ts sessionHref: the
+ * fragment never reaches the server and survives the token trade's redirect).
+ */
+export function dashboardUrl(port: number, token: string, sessionKey?: string): string {
+  const base = `http://127.0.0.1:${port}/?token=${token}`;
+  return sessionKey === undefined ? base : `${base}#/session/${encodeURIComponent(sessionKey)}`;
 }
 
 /** Asks the daemon on `port` whether it accepts `token`. */

@@ -8,8 +8,14 @@
  * The page reuses the dashboard's own stylesheet (the `<style>` block of the built
  * index.html, ui/styles.css: the `.auth-*` rules live there), so it looks like the app;
  * API-only builds (no bundle) fall back to a few inline rules. Inline styles are allowed
- * by the app's CSP (`style-src 'self' 'unsafe-inline'`); the page has no script. Every
- * interpolated value is HTML-escaped.
+ * by the app's CSP (`style-src 'self' 'unsafe-inline'`); scripts only from 'self', so the
+ * page's one script is the dashboard bundle (/app.js, whenever a bundle is embedded —
+ * which is when `css` is set): on this page it mounts nothing and only keeps a shared
+ * link's target (ui/lib/link_target.ts — one same-site reload when a cross-site click
+ * left the fresh cookie behind, and the fragment remembered for the tokenized link opened
+ * next). Without JavaScript the page reads the same. The tag says `data-page="token"`, so
+ * it never reads as the dashboard's own `<script type="module" src="/app.js">` (tests tell
+ * the app from this page by it). Every interpolated value is HTML-escaped.
  */
 
 /** The command that prints the current tokenized URL. */
@@ -78,8 +84,15 @@ export function dashboardCss(uiHtml: string | undefined): string | null {
   return /<style>([\s\S]*?)<\/style>/.exec(uiHtml)?.[1]?.trim() ?? null;
 }
 
-/** The full HTML page for a visitor without a valid token. */
-export function tokenPage(help: TokenHelp, css: string | null): string {
+/**
+ * The full HTML page for a visitor without a valid token. `script`: the bundle to load
+ * (see the module header). @default "/app.js" when `css` is the bundle's stylesheet
+ */
+export function tokenPage(
+  help: TokenHelp,
+  css: string | null,
+  { script = css === null ? null : "/app.js" }: { script?: string | null } = {},
+): string {
   const where = help.daemon_json
     ? `<p>Or read <code>url</code> and <code>token</code> from <code class="auth-path">${
       esc(help.daemon_json)
@@ -93,5 +106,7 @@ export function tokenPage(help: TokenHelp, css: string | null): string {
 <body><main class="auth-page" data-auth="${help.reason}"><section class="auth-card" role="alert">
 <h1>${esc(help.title)}</h1><p class="muted">${esc(help.lead)}</p>
 <p>Get the current link by running:</p><code class="auth-cmd">${esc(help.command)}</code>
-${where}</section></main></body></html>`;
+${where}</section></main>${
+    script ? `<script type="module" src="${esc(script)}" data-page="token"></script>` : ""
+  }</body></html>`;
 }

@@ -10,6 +10,8 @@
  * Once the daemon refuses the page's token (api_client onAuthLost), the token help
  * replaces everything. With a team (`serve --team`, hooks/use_team.ts) the search can be
  * scoped to the team and `#/remote/<machine>/<key>` shows a remote session's prose.
+ * `data-features` on the shell says whether the daemon's features are known yet ("pending"
+ * until /api/routes answers), so a test can tell "no lane" from "no lane yet".
  */
 import { html } from "htm/preact";
 import { useEffect, useRef, useState } from "preact/hooks";
@@ -147,7 +149,7 @@ export function App() {
   // A refused token replaces the whole app: every panel would only fail the same way.
   if (authLost) return html`<${TokenNotice} help=${authLost} />`;
 
-  return html`<div class="shell">
+  return html`<div class="shell" data-features=${features.known ? "known" : "pending"}>
     <a class="skip" href="#main" onClick=${skipToMain}>Skip to content</a>
     <${HeaderBar} onPalette=${openPalette} />
     <main id="main" tabindex="-1">

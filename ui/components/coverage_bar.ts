@@ -5,10 +5,12 @@
  * and message counts, the window, and an expandable table (CoverageTable). An empty
  * ready index says where it looked and which variable points each source elsewhere
  * (CoverageEmpty). Damaged index shards (coverage.degraded) are counted in the line:
- * being rebuilt, or lost with their source. On narrow screens (≤ NARROW_MAX_PX) the whole
- * panel is one summary line, collapsed until tapped (open from the start only for an empty
- * index). Never blocks the list. The parent polls coverage (one poller for the bar and
- * the toolbar's source chips).
+ * being rebuilt, or lost with their source. On narrow screens (≤ NARROW_MAX_PX), and on
+ * every screen while a query is shown (`compact`: the results are the news then, and the
+ * full panel pushed them 140 px down), the whole panel is one summary line — cut with an
+ * ellipsis, warnings first, the whole line repeated inside — collapsed until tapped (open
+ * from the start only for an empty index). Never blocks the list. The parent polls
+ * coverage (one poller for the bar and the toolbar's source chips).
  */
 import { html } from "htm/preact";
 import type { CoverageView, Source } from "../api_client.ts";
@@ -38,7 +40,12 @@ function chip(c: CoverageView, s: Source) {
 
 /** The bar, over coverage polled by its parent (hooks/use_coverage.ts). */
 export function CoverageBar(
-  { coverage: c, error }: { coverage: CoverageView | null; error: string | null },
+  { coverage: c, error, compact = false }: {
+    coverage: CoverageView | null;
+    error: string | null;
+    /** One collapsed line whatever the width (a query is shown). @default false */
+    compact?: boolean;
+  },
 ) {
   const narrow = useMedia(`(max-width: ${NARROW_MAX_PX}px)`);
   if (!c) {
@@ -62,13 +69,15 @@ export function CoverageBar(
   const counts = `${plural(sessions, "session")} · ${plural(sum(c, "records"), "message")}${
     building ? " searchable so far" : ""
   }`;
+  // Warnings right after the title: the folded line is cut to one line with an ellipsis,
+  // and what is wrong must be what stays visible.
   const line = html`
     ${title}
-    <span>${counts}</span>
-    ${c.window_days !== null && html`<span>last ${c.window_days} days</span>`}
     ${gone > 0 && html`<span class="warn-text">${gone} with the source file deleted</span>`}
     ${degraded &&
       html`<span class="warn-text" data-degraded=${String(d!.count)}>${degraded}</span>`}
+    <span>${counts}</span>
+    ${c.window_days !== null && html`<span>last ${c.window_days} days</span>`}
     ${c.last_sweep_at_ms !== null &&
       html`<span><${RelTime} ms=${c.last_sweep_at_ms} prefix="swept " /></span>`}
   `;
@@ -87,13 +96,14 @@ export function CoverageBar(
     </details>
   `;
   const cls = building ? "coverage building" : "coverage";
-  if (narrow) {
+  if (narrow || compact) {
     // Collapsed unless the index is empty (then where it looked is the news). `open` only
     // changes with that: the user's own toggle survives the once-a-second re-render.
     return html`<details class=${`${cls} coverage-fold`} data-state=${c.state} open=${
       emptyIndex || undefined
     }>
       <summary class="coverage-line"><span class="coverage-sum" role="status">${line}</span></summary>
+      <p class="coverage-full">${line}</p>
       ${body}
     </details>`;
   }

@@ -82,7 +82,8 @@ function ConfirmDelete({ session, onCancel }: DeleteButtonProps & { onCancel(): 
         ${live && html`<p class="confirm-warn">${live}</p>`}
         ${error && html`<p class="confirm-error" role="alert">${error}</p>`}
         <div class="confirm-actions">
-          <button type="button" class="btn" ref=${first} onClick=${onCancel} disabled=${busy}>
+          <button type="button" class="btn" id="cancel-delete" ref=${first} onClick=${onCancel}
+            disabled=${busy}>
             Cancel
           </button>
           <button type="button" class="btn danger-fill" id="confirm-delete" onClick=${confirm}

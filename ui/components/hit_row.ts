@@ -6,14 +6,17 @@
  * row is a link that opens the detail anchored on the hit (its locator) with the query's
  * words to highlight; it sits above its card's own stretched link. With "Mask secrets" on
  * the snippet is masked and its highlights moved onto the masked text (lib/masking.ts):
- * a search by a key finds its message and marks the masked key. A team hit passes `href`
- * (the remote session's page) instead.
+ * a search by a key finds its message and marks the masked key. The card clamps the
+ * snippet to four lines, so it shows the lines around the first highlight
+ * (lib/snippet_focus.ts: in a list or code block the match may be on line 8), with "…"
+ * where the shown text starts or stops inside the message. A team hit passes `href` (the
+ * remote session's page) instead.
  */
 import { html } from "htm/preact";
 import type { SearchHit } from "../api_client.ts";
 import { RECORD_CAP_KIB, RECORD_CAP_LABEL } from "../lib/format.ts";
 import { useMaskSecrets } from "../hooks/use_mask_secrets.ts";
-import { shownSnippet } from "../lib/masking.ts";
+import { cardSnippet } from "../lib/snippet_focus.ts";
 import { sessionHref } from "../lib/route.ts";
 import { MarkedText } from "./marked_text.ts";
 import { RelTime } from "./rel_time.ts";
@@ -42,11 +45,10 @@ export interface HitRowProps {
 /** A hit. */
 export function HitRow({ sessionKey, hit, q, href: remote }: HitRowProps) {
   const href = remote ?? sessionHref(sessionKey, { locate: hit.locator, q });
-  const snippet = shownSnippet(hit, useMaskSecrets());
+  const snippet = cardSnippet(hit, useMaskSecrets());
   const badges = BADGES.filter(([k]) => hit[k] === true).map(([, cls, label, tip]) =>
     html`<span class=${cls} title=${tip}>${label}</span>`
   );
-  const lead = hit.snippet_offset_bytes > 0 ? "…" : "";
   return html`
     <li class="hit-item">
       <a class=${hit.superseded ? "hit superseded" : "hit"} href=${href} data-role=${hit.role}
@@ -56,8 +58,8 @@ export function HitRow({ sessionKey, hit, q, href: remote }: HitRowProps) {
             <${RelTime} ms=${hit.ts_ms} />
             ${badges}
           </span>
-        <span class="snippet">${lead}<${MarkedText} text=${snippet.text} ranges=${snippet
-          .ranges} /></span>
+        <span class="snippet">${snippet.lead}<${MarkedText} text=${snippet.text}
+          ranges=${snippet.ranges} />${snippet.tail}</span>
       </a>
     </li>
   `;

@@ -1,9 +1,13 @@
 /**
- * The full-text message lane under the metadata lane: one card per session with up to
- * three hits, "load more" on the server's cursor, and honest status: searching, partial
- * (retrying / ran out of time / budget / sessions that could not be searched because their
- * index data is damaged — being rebuilt, or lost), restarted after a 410, index still
- * building, errors with a retry. While a newer query is pending the previous results stay dimmed
+ * The full-text message lane, first under the toolbar (message hits are what a query is
+ * usually after; the session-title lane follows it): one card per session with up to
+ * three hits, "load more" on the server's cursor, and honest status: a count that settles
+ * ("20 of 57 sessions" when the server knows the total, "20+ sessions" while more exist,
+ * "12 sessions" when that is all), searching, partial (retrying / ran out of time / budget
+ * / sessions that could not be searched because their index data is damaged — being
+ * rebuilt, or lost), restarted after a 410, index still building, errors with a retry, and
+ * an empty state that offers only widenings the server found something with
+ * (lane_empty.ts). While a newer query is pending the previous results stay dimmed
  * (aria-busy); `data-q` always names the query the shown results answer and `data-key`
  * that query with its filters. A team page's groups name their machine: the card shows
  * it as a badge and it and its hits open the remote session (its prose from the team
@@ -13,11 +17,12 @@ import { html } from "htm/preact";
 import type { SearchGroup, SessionSummary, TeamSearchGroup } from "../api_client.ts";
 import type { LaneModel } from "../hooks/use_search_lane.ts";
 import { useMaskSecrets } from "../hooks/use_mask_secrets.ts";
-import { plural } from "../lib/format.ts";
+import { sessionsCount } from "../lib/format.ts";
 import { shownTitleText } from "../lib/masking.ts";
 import { laneKey, type LaneState } from "../lib/search_lane.ts";
 import { remoteHref } from "../lib/route.ts";
 import { HitRow } from "./hit_row.ts";
+import { LaneEmpty, type Widening } from "./lane_empty.ts";
 import { Notice } from "./notice.ts";
 import { SessionCard } from "./session_card.ts";
 
@@ -25,25 +30,27 @@ import { SessionCard } from "./session_card.ts";
 export interface MessageLaneProps {
   lane: LaneModel;
   summaries: ReadonlyMap<string, SessionSummary>;
-  includeSuperseded: boolean;
+  /** Applies a widening the empty state offers (rewound messages, all sources, all roles). */
+  onWiden(w: Widening): void;
 }
 
 const BUILDING = "The index is still building — results may be incomplete.";
-const HIDDEN_SUPERSEDED =
-  " Rewound (rolled-back) messages are hidden: turn on “Include rewound messages”.";
 
 function statusText(l: LaneState): string {
-  if (l.status === "idle") return "Type at least 2 characters to search messages";
+  if (l.status === "idle") {
+    return "Type at least 2 characters (1 in Chinese, Japanese or Korean) to search messages";
+  }
   if (l.status === "loading" && !l.groups.length) return "Searching…";
   if (l.status === "error") return "Search failed";
-  const parts = [plural(l.groups.length, "session") + (l.cursor ? " so far" : "")];
+  const more = l.cursor !== null || l.partial === "timeout";
+  const parts = [sessionsCount(l.groups.length, { total: l.totalSessions, more })];
   if (l.tookMs !== null) parts.push(`${Math.round(l.tookMs)} ms`);
   if (l.status === "loading") parts.push("updating…");
   return parts.join(" · ");
 }
 
 /** The message lane. */
-export function MessageLane({ lane, summaries, includeSuperseded }: MessageLaneProps) {
+export function MessageLane({ lane, summaries, onWiden }: MessageLaneProps) {
   const s = lane.state;
   const mask = useMaskSecrets();
   const q = s.shownQuery?.q.trim() ?? "";
@@ -81,9 +88,6 @@ export function MessageLane({ lane, summaries, includeSuperseded }: MessageLaneP
   `;
   const notice = s.notice &&
     html`<${Notice} tone="warn" text=${s.notice} action=${canRetry ? retry : null} />`;
-  const emptyText = emptyComplete
-    ? `No messages match.${includeSuperseded ? "" : HIDDEN_SUPERSEDED}`
-    : "No matches in the part of the index searched so far.";
   const listClass = s.stale ? "cards stale" : "cards";
 
   return html`
@@ -97,7 +101,11 @@ export function MessageLane({ lane, summaries, includeSuperseded }: MessageLaneP
         ${s.building && html`<${Notice} tone="warn" text=${BUILDING} />`}
         ${notice}
         ${s.error && html`<${Notice} tone="error" text=${s.error} action=${retry} />`}
-        ${empty && html`<p class="empty">${emptyText}</p>`}
+        ${empty &&
+          html`
+            <${LaneEmpty} complete=${emptyComplete} suggestions=${s.suggestions}
+              onWiden=${onWiden} />
+          `}
         <ul class=${listClass} role="list" aria-label="Sessions with matching messages">
           ${s.groups.map(card)}
         </ul>

@@ -3,7 +3,10 @@
  * word of the query — asked of the server, so it covers the WHOLE catalog, not only the
  * pages the recent list happened to load (it used to say "0 matches in 50 loaded
  * sessions" for a session on page 3). The first few matches show at once; "Show more"
- * pages through the rest. The message lane below it covers the full text.
+ * pages through the rest. It sits under the message lane (which covers the full text) and
+ * takes no room while it has nothing to show: no box, no heading, for no match (an empty
+ * lane used to cost 90 px above the message hits) or before the first answer — unless it
+ * is the only lane (`standalone`: no message search), when it says so.
  */
 import { html } from "htm/preact";
 import type { Source } from "../api_client.ts";
@@ -20,10 +23,12 @@ export const FILTER_FIRST_PAGE = 6;
 export interface MetadataLaneProps {
   q: string;
   sources: readonly Source[];
+  /** The only lane (no message search): it shows its state even when it has no match. */
+  standalone?: boolean;
 }
 
 /** The lane. */
-export function MetadataLane({ q, sources }: MetadataLaneProps) {
+export function MetadataLane({ q, sources, standalone = false }: MetadataLaneProps) {
   const m = useSessions({ source: sources, q, firstPage: FILTER_FIRST_PAGE });
   const terms = queryTerms(q, 1);
   const settled = !m.loading && m.shownQ === q.trim() && m.total !== null;
@@ -36,6 +41,14 @@ export function MetadataLane({ q, sources }: MetadataLaneProps) {
         <${SessionCard} sessionKey=${s.key} source=${s.source} summary=${s} terms=${terms} />
       </li>
     `;
+  // Nothing to show and nothing to say: no box at all. Before the first answer nothing is
+  // rendered; a settled "no match" leaves a hidden (boxless) marker saying which query it
+  // answered, so "nothing matches" can be told from "not answered yet".
+  if (!m.sessions.length && !m.error && !standalone) {
+    return settled
+      ? html`<section class="lane" hidden aria-busy="false" data-filter-q=${m.shownQ} />`
+      : null;
+  }
   const more = m.hasMore && html`
     <button type="button" class="btn ghost more" onClick=${m.loadMore} disabled=${m.loading}>
       ${m.loading ? "Loading…" : `Show more (${(m.total ?? 0) - m.sessions.length} more)`}

@@ -2,12 +2,14 @@
  * One option of the palette's listbox: a session (badge, title, project) or a message
  * hit (badge, role, highlighted snippet, session title). Selection is virtual
  * (aria-selected + the input's aria-activedescendant); the mouse can pick too. Titles
- * and snippets are masked while "Mask secrets" is on.
+ * and snippets are masked while "Mask secrets" is on; a snippet shows the line around its
+ * first highlight (lib/snippet_focus.ts: the option clamps it to two lines).
  */
 import { html } from "htm/preact";
 import type { SearchGroup, SearchHit, SessionSummary } from "../api_client.ts";
 import { useMaskSecrets } from "../hooks/use_mask_secrets.ts";
-import { shownSnippet, shownText, shownTitle, shownTitleText } from "../lib/masking.ts";
+import { shownText, shownTitle, shownTitleText } from "../lib/masking.ts";
+import { cardSnippet, PALETTE_LEAD_CHARS } from "../lib/snippet_focus.ts";
 import { MarkedText } from "./marked_text.ts";
 import { SourceBadge } from "./source_badge.ts";
 
@@ -36,12 +38,13 @@ function content(o: PaletteItem, mask: boolean) {
       <span class="pal-sub">${shownText(o.s.project ?? "", mask)}</span>
     `;
   }
-  const snippet = shownSnippet(o.h, mask);
+  const snippet = cardSnippet(o.h, mask, PALETTE_LEAD_CHARS);
   return html`
     <${SourceBadge} source=${o.g.source} />
     <span class=${`role role-${o.h.role}`}>${o.h.role}</span>
     <span class="pal-sub">${shownTitleText(o.g.title ?? o.g.session_id, mask)}</span>
-    <span class="pal-snippet"><${MarkedText} text=${snippet.text} ranges=${snippet.ranges} /></span>
+    <span class="pal-snippet">${snippet.lead}<${MarkedText} text=${snippet.text}
+      ranges=${snippet.ranges} />${snippet.tail}</span>
   `;
 }
 

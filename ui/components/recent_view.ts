@@ -1,10 +1,13 @@
 /**
  * The home view: the quick-search toolbar, the coverage bar, and either the recent
- * sessions (empty query) or the two search lanes — the session filter (server-side, over
- * the whole catalog) and under it the full-text message lane (when this daemon offers it
- * and the page did not turn it off). Stays mounted while a detail is open, so going back
- * keeps the query, the results and the scroll position. ArrowDown/ArrowUp move through
- * the results (lib/result_nav.ts). Team scope (only when the daemon has a team): the
+ * sessions (empty query) or the two search lanes — the full-text message lane first (when
+ * this daemon offers it and the page did not turn it off: message hits are what a query is
+ * usually after, and they used to start below the fold under a screenful of title
+ * matches), then the session filter (server-side, over the whole catalog), which shows no
+ * box at all when it has nothing. While a query is shown the coverage bar is one line
+ * (expandable), so the first hit is on the first screen. Stays mounted while a detail is
+ * open, so going back keeps the query, the results and the scroll position.
+ * ArrowDown/ArrowUp move through the results (lib/result_nav.ts). Team scope (only when the daemon has a team): the
  * message lane searches the team database, its cards name their machine and open the
  * remote session; the metadata lane is hidden then, because it filters this machine's
  * catalog, which is not what a team search asks about.
@@ -19,6 +22,7 @@ import { useSearchLane } from "../hooks/use_search_lane.ts";
 import { onResultsKeyDown } from "../lib/result_nav.ts";
 import type { LaneQuery } from "../lib/search_lane.ts";
 import { CoverageBar } from "./coverage_bar.ts";
+import type { Widening } from "./lane_empty.ts";
 import { MessageLane } from "./message_lane.ts";
 import { MetadataLane } from "./metadata_lane.ts";
 import { type SearchModel, SearchToolbar } from "./search_toolbar.ts";
@@ -60,12 +64,14 @@ export function RecentView(props: RecentViewProps) {
     sessions.sessions,
   ]);
   const clearSources = () => onSearch({ ...search, sources: [] });
+  const widen = (w: Widening) => onSearch({ ...search, ...w });
   const messages = messageLane && html`
-    <${MessageLane} lane=${lane} summaries=${summaries}
-      includeSuperseded=${search.includeSuperseded} />
+    <${MessageLane} lane=${lane} summaries=${summaries} onWiden=${widen} />
   `;
-  const metadata = !teamScope && html`<${MetadataLane} q=${q} sources=${search.sources} />`;
-  const body = q ? html`${metadata} ${messages}` : html`
+  const metadata = !teamScope && html`
+    <${MetadataLane} q=${q} sources=${search.sources} standalone=${!messageLane} />
+  `;
+  const body = q ? html`${messages} ${metadata}` : html`
     <${SessionList} model=${sessions} sources=${search.sources}
       onClearSources=${clearSources} />
   `;
@@ -74,7 +80,7 @@ export function RecentView(props: RecentViewProps) {
     <div class="view" hidden=${hidden}>
       <${SearchToolbar} model=${search} onChange=${onSearch} messageLane=${messageLane}
         inputRef=${inputRef} coverage=${cov.coverage} team=${team} />
-      <${CoverageBar} coverage=${cov.coverage} error=${cov.error} />
+      <${CoverageBar} coverage=${cov.coverage} error=${cov.error} compact=${q !== ""} />
       <div class="results" onKeyDown=${onResultsKeyDown}>${body}</div>
     </div>
   `;

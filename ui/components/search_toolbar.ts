@@ -108,7 +108,7 @@ export function SearchToolbar(
           value=${model.q} placeholder=${placeholder} onInput=${onInput} onKeyDown=${onKeyDown} />
       </div>
       <div class="filters">
-          <div class="chips" role="group" aria-label="Sources">${sources}</div>
+          <div class="chips sources" role="group" aria-label="Sources">${sources}</div>
           ${scope}
           ${messageFilters}
         </div>

@@ -8,7 +8,8 @@
  * stale or unavailable locator opens the page unanchored with the server's reason.
  * Opened from a hit (`q`), a sticky hit bar keeps the session in view and steps through
  * every hit of the session (hit_bar.ts); the entry it lands on becomes the anchored one,
- * and every loaded hit row has the words marked.
+ * and every loaded hit row has the words marked. An external session whose tool calls could
+ * not all be read says so in one line under the header (activity_note.ts).
  */
 import { html } from "htm/preact";
 import { useEffect, useRef } from "preact/hooks";
@@ -17,6 +18,7 @@ import { useDetail } from "../hooks/use_detail.ts";
 import { useHitNav } from "../hooks/use_hit_nav.ts";
 import { queryTerms } from "../lib/fold.ts";
 import { scrollToEntry } from "../lib/scroll_to_entry.ts";
+import { ActivityNote } from "./activity_note.ts";
 import { DetailHeader } from "./detail_header.ts";
 import { EntryRow } from "./entry_row.ts";
 import { HitBar } from "./hit_bar.ts";
@@ -120,6 +122,7 @@ export function SessionView({ sessionKey, locate, q, onRenamed }: SessionViewPro
     <${DetailHeader} session=${data.session} total=${data.total} live=${d.live}
       loadAll=${d.loadAll} onRenamed=${renamed} />
     ${q && data.hits && html`<${HitBar} session=${data.session} q=${q} nav=${nav} />`}
+    <${ActivityNote} activity=${data.activity} />
     ${located && html`<${Notice} tone=${located.tone} text=${located.text} />`}
     ${waiting}
     ${d.error && html`<${Notice} tone="error" text=${d.error} />`}

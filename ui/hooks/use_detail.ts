@@ -17,6 +17,7 @@
  */
 import { useEffect, useRef, useState } from "preact/hooks";
 import {
+  type ActivityStatus,
   ApiError,
   type DetailEntry,
   fetchDetail,
@@ -46,6 +47,8 @@ export interface DetailData {
   /** With `q`: every matching entry's index (the first answer's; see lib/catalog). */
   hits?: number[];
   hits_complete?: boolean;
+  /** External sessions: whether their tool calls could be read (null: not said). */
+  activity: ActivityStatus | null;
 }
 
 /** The detail model. */
@@ -80,7 +83,12 @@ export function useDetail(
     const ctrl = new AbortController();
     const first = (loc: string | null, fallback: LocateResult | null) =>
       fetchDetail(key, { limit: DETAIL_PAGE, locate: loc, q }, ctrl.signal).then((d) =>
-        setData({ ...d, locate: d.locate ?? fallback, pending: d.pending_question ?? null })
+        setData({
+          ...d,
+          locate: d.locate ?? fallback,
+          pending: d.pending_question ?? null,
+          activity: d.activity ?? null,
+        })
       );
     first(locate, null).catch((err) => {
       if (isAbort(err)) return;
@@ -146,6 +154,7 @@ export function useDetail(
           session: r.session,
           total: r.total,
           pending: r.pending_question ?? null,
+          activity: r.activity ?? cur.activity,
           offset: which === "earlier" ? r.offset : cur.offset,
           entries: which === "earlier"
             ? [...r.entries, ...cur.entries]
@@ -189,6 +198,7 @@ export function useDetail(
           offset: r.offset,
           entries: r.entries,
           pending: r.pending_question ?? null,
+          activity: r.activity ?? cur.activity,
         }
       );
     },
@@ -249,6 +259,7 @@ async function refreshTail(
       total: r.total,
       entries,
       pending: r.pending_question ?? null,
+      activity: r.activity ?? cur.activity,
     };
   });
 }

@@ -13,6 +13,8 @@ export const MESSAGE_SEARCH_OPERATION = "api_sessions_message_search";
 /** Feature flags; false while unknown. */
 export interface Features {
   messageSearch: boolean;
+  /** True once the flags are final (the daemon answered, or the page turned the lane off). */
+  known: boolean;
 }
 
 /** The daemon's features. */
@@ -25,5 +27,8 @@ export function useFeatures(): Features {
     fetchOperations(ctrl.signal).then(setOps, () => setOps(new Set()));
     return () => ctrl.abort();
   }, [allowed]);
-  return { messageSearch: allowed && ops !== null && ops.has(MESSAGE_SEARCH_OPERATION) };
+  return {
+    messageSearch: allowed && ops !== null && ops.has(MESSAGE_SEARCH_OPERATION),
+    known: !allowed || ops !== null,
+  };
 }

@@ -46,16 +46,30 @@ export function foldWithMap(s: string): Folded {
 export const MIN_TERM_CHARS = 2;
 
 /**
+ * The one-character needles the server accepts all the same: a single Han, Hiragana,
+ * Katakana or Hangul character (in NFC) is a word in Chinese, Japanese or Korean (龍,
+ * 猫, 한), not the noise a lone Latin letter is. Mirrors the server's rule.
+ */
+const CJK_CHAR = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]$/u;
+
+/** True when `term` is long enough to search for (MIN_TERM_CHARS, or one CJK character). */
+export function searchableTerm(term: string, minChars = MIN_TERM_CHARS): boolean {
+  const cps = [...term.normalize("NFC")];
+  return cps.length >= minChars || (cps.length === 1 && CJK_CHAR.test(cps[0]!));
+}
+
+/**
  * The needles of a query as the server reads it: `"…"` is one phrase (an unterminated
  * quote runs to the end), every other whitespace-separated word is its own needle
- * (ANDed); terms shorter than `minChars` are dropped (the server drops one-character
- * terms; the metadata lane, matching client-side, keeps them with minChars 1).
+ * (ANDed); terms shorter than `minChars` are dropped unless they are one CJK character
+ * (the server drops other one-character terms; the metadata lane, matching client-side,
+ * keeps them with minChars 1).
  */
 export function queryTerms(q: string, minChars = MIN_TERM_CHARS): string[] {
   const out: string[] = [];
   for (const m of q.matchAll(/"([^"]*)"?|([^\s"]+)/g)) {
     const t = (m[1] ?? m[2] ?? "").trim();
-    if (t && [...t.normalize("NFC")].length >= minChars) out.push(t);
+    if (t && searchableTerm(t, minChars)) out.push(t);
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { findTerms, foldText, matchesAll, queryTerms } from "./fold.ts";
+import { findTerms, foldText, matchesAll, queryTerms, searchableTerm } from "./fold.ts";
 
 const slices = (text: string, terms: string[]) =>
   findTerms(text, terms).map(([s, e]) => text.slice(s, e));
@@ -16,6 +16,17 @@ Deno.test("queryTerms() splits words and keeps quoted phrases whole", () => {
   assert.deepEqual(queryTerms(`""  `), []);
   assert.deepEqual(queryTerms(`a b 修复 é`), ["修复"], "one-character terms are dropped");
   assert.deepEqual(queryTerms(`say"hi there"`), ["say", "hi there"]);
+});
+
+Deno.test("queryTerms() keeps exactly one CJK character: Han, Hiragana, Katakana, Hangul", () => {
+  assert.deepEqual(queryTerms("龍"), ["龍"]);
+  assert.deepEqual(queryTerms("猫 の カ 한"), ["猫", "の", "カ", "한"]);
+  // A Hangul syllable typed decomposed (NFD jamo) is one character in NFC.
+  assert.deepEqual(queryTerms("\u1112\u1161\u11ab"), ["\u1112\u1161\u11ab"]);
+  for (const other of ["a", "é", "7", "🍪", "Ж", "ー", "。"]) {
+    assert.equal(searchableTerm(other), false, other);
+  }
+  assert.ok(searchableTerm("ab"));
 });
 
 Deno.test("findTerms() maps folded matches back to whole original characters", () => {

@@ -27,6 +27,19 @@ export function plural(n: number, word: string, many = `${word}s`): string {
   return `${n.toLocaleString()} ${n === 1 ? word : many}`;
 }
 
+/**
+ * A result count that settles: "20 of 57 sessions" when the server knows the total, "20+
+ * sessions" when more exist and how many is unknown (a cursor, or a page cut short), "12
+ * sessions" when the page is all there is. Never "so far" on a finished answer.
+ */
+export function sessionsCount(shown: number, o: { total: number | null; more: boolean }): string {
+  if (o.total !== null && o.total > shown) {
+    return `${shown.toLocaleString()} of ${plural(o.total, "session")}`;
+  }
+  if (o.total !== null || !o.more) return plural(shown, "session");
+  return shown === 0 ? "0 sessions so far" : `${shown.toLocaleString()}+ sessions`;
+}
+
 /** "512 B", "8 KiB", "1.5 MiB" (binary units, one decimal at most). */
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;

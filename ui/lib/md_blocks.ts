@@ -1,14 +1,22 @@
 /**
  * Markdown blocks → a small tree: paragraphs, ATX and setext headings, fenced and
  * indented code, block quotes, bullet and ordered lists (nested through their items'
- * indentation, tight or loose), thematic breaks. Raw HTML blocks are not a thing here:
- * such lines are paragraph text. A CommonMark subset with its familiar edge rules (an
- * unclosed fence runs to the end; lazy continuation lines join an open paragraph;
- * an ordered list interrupts a paragraph only when it starts at 1).
+ * indentation, tight or loose), thematic breaks, and GFM pipe tables (a header row with a
+ * pipe, a delimiter row of `---` cells with optional `:` alignment and the same number of
+ * cells, then body rows until a blank line or another block; `\|` is a pipe inside a cell,
+ * short rows are padded and long ones cut to the header's width, as GitHub does; a table
+ * may interrupt a paragraph). Raw HTML blocks are not a thing here: such lines are
+ * paragraph text. A CommonMark subset with its familiar edge rules (an unclosed fence
+ * runs to the end; lazy continuation lines join an open paragraph; an ordered list
+ * interrupts a paragraph only when it starts at 1).
  * Line classification uses anchored patterns with no nested quantifiers, or plain
  * scans; containers re-parse their de-indented lines, so the work is O(lines × depth)
  * with depth capped at BLOCK_DEPTH_MAX (deeper containers render as plain paragraph
- * text). Pure; never throws.
+ * text). A table is at most TABLE_COLS_MAX columns wide (a wider header is paragraph
+ * text), and short rows are padded with at most TABLE_PAD_CELLS_MAX empty cells per parse
+ * (later ones end in one spanning cell): padding every row to the header's width would
+ * otherwise turn a long header over many one-character rows into a quadratic number of
+ * cells. Pure; never throws.
  */
 import { type Inline, parseInline } from "./md_inline.ts";
 
@@ -19,10 +27,37 @@ export type Block =
   | { t: "code"; lang: string; v: string }
   | { t: "quote"; c: Block[] }
   | { t: "list"; ordered: boolean; start: number; tight: boolean; items: Block[][] }
+  | { t: "table"; align: Align[]; head: Inline[][]; rows: TableRow[] }
   | { t: "hr" };
+
+/** A table column's alignment (null: none given). */
+export type Align = "left" | "center" | "right" | null;
+
+/**
+ * A body row: its cells (cut to the header's width), then `fill` empty columns shown as
+ * one spanning cell — only once TABLE_PAD_CELLS_MAX padding cells were spent on earlier
+ * short rows (until then a short row is padded with real empty cells, as GitHub does).
+ */
+export interface TableRow {
+  cells: Inline[][];
+  fill: number;
+}
 
 /** Deepest nesting of quotes and list items that is parsed as such. */
 export const BLOCK_DEPTH_MAX = 12;
+/** Widest table parsed as one (see the module header). */
+export const TABLE_COLS_MAX = 64;
+/**
+ * Empty cells one parse pads short rows with, at most; later short rows end in one
+ * spanning cell. A 64-column header over thousands of one-character rows would otherwise
+ * turn 2 characters into 64 cells each.
+ */
+export const TABLE_PAD_CELLS_MAX = 2048;
+
+/** What one parse may still spend (see TABLE_PAD_CELLS_MAX). */
+interface Budget {
+  pad: number;
+}
 
 /** Leading indentation in columns (tabs to the next multiple of 4) and its length in chars. */
 function indentOf(line: string): { cols: number; chars: number } {
@@ -128,12 +163,92 @@ function interrupts(line: string): boolean {
   return m !== null && !m.empty && (!m.ordered || m.start === 1);
 }
 
-/** Parses Markdown source into blocks. */
-export function parseBlocks(src: string): Block[] {
-  return blocks(src.replace(/\r\n?/g, "\n").split("\n"), 0);
+/**
+ * The cells of a table row: split on unescaped pipes (`\|` is a pipe in the cell's text,
+ * even inside a code span), one leading and one trailing pipe dropped, cells trimmed.
+ */
+export function rowCells(line: string): string[] {
+  const s = line.trim();
+  const out: string[] = [];
+  let cell = "";
+  let closed = false; // the last character read was a cell's closing pipe
+  for (let i = s[0] === "|" ? 1 : 0; i < s.length; i++) {
+    const c = s[i]!;
+    closed = false;
+    if (c === "\\" && s[i + 1] === "|") {
+      cell += "|";
+      i++;
+    } else if (c === "\\" && i + 1 < s.length) {
+      cell += c + s[++i]; // any other escape is the inline parser's
+    } else if (c === "|") {
+      out.push(cell.trim());
+      cell = "";
+      closed = true;
+    } else cell += c;
+  }
+  if (!closed) out.push(cell.trim());
+  return out;
 }
 
-function blocks(lines: string[], depth: number): Block[] {
+/** True when `line` holds a pipe that separates cells (not escaped). */
+function hasPipe(line: string): boolean {
+  for (let i = 0; i < line.length; i++) {
+    if (line[i] === "\\") i++;
+    else if (line[i] === "|") return true;
+  }
+  return false;
+}
+
+/** The alignments of a delimiter row, or null when `line` is not one. */
+function delimiterRow(line: string): Align[] | null {
+  if (indentOf(line).cols > 3 || !hasPipe(line)) return null;
+  const out: Align[] = [];
+  for (const c of rowCells(line)) {
+    if (!/^:?-+:?$/.test(c)) return null;
+    const left = c[0] === ":", right = c.at(-1) === ":";
+    out.push(left && right ? "center" : right ? "right" : left ? "left" : null);
+  }
+  return out;
+}
+
+/** The table whose header row is lines[i], or null (see the module header). */
+function tableAt(lines: string[], i: number): { head: string[]; align: Align[] } | null {
+  const line = lines[i]!;
+  const next = lines[i + 1];
+  if (next === undefined || indentOf(line).cols > 3 || !hasPipe(line)) return null;
+  const align = delimiterRow(next);
+  if (!align || align.length > TABLE_COLS_MAX) return null;
+  const head = rowCells(line);
+  return head.length === align.length ? { head, align } : null;
+}
+
+function table(
+  lines: string[],
+  i: number,
+  t: { head: string[]; align: Align[] },
+  out: Block[],
+  budget: Budget,
+): number {
+  const width = t.align.length;
+  const rows: TableRow[] = [];
+  for (i += 2; i < lines.length && !blank(lines[i]!) && !interrupts(lines[i]!); i++) {
+    const cells = rowCells(lines[i]!).slice(0, width).map(parseInline);
+    const short = width - cells.length;
+    const pad = short <= budget.pad ? short : 0;
+    budget.pad -= pad;
+    for (let k = 0; k < pad; k++) cells.push([]);
+    rows.push({ cells, fill: short - pad });
+  }
+  out.push({ t: "table", align: t.align, head: t.head.map(parseInline), rows });
+  return i;
+}
+
+/** Parses Markdown source into blocks. */
+export function parseBlocks(src: string): Block[] {
+  return blocks(src.replace(/\r\n?/g, "\n").split("\n"), 0, { pad: TABLE_PAD_CELLS_MAX });
+}
+
+function blocks(lines: string[], depth: number, budget: Budget): Block[] {
   const out: Block[] = [];
   let i = 0;
   while (i < lines.length) {
@@ -177,12 +292,17 @@ function blocks(lines: string[], depth: number): Block[] {
       continue;
     }
     if (/^ {0,3}>/.test(line)) {
-      i = quote(lines, i, depth, out);
+      i = quote(lines, i, depth, out, budget);
       continue;
     }
     const m = marker(line);
     if (m) {
-      i = list(lines, i, m, depth, out);
+      i = list(lines, i, m, depth, out, budget);
+      continue;
+    }
+    const t = tableAt(lines, i);
+    if (t) {
+      i = table(lines, i, t, out, budget);
       continue;
     }
     i = paragraph(lines, i, out);
@@ -199,7 +319,7 @@ function paragraph(lines: string[], i: number, out: Block[]): number {
       out.push({ t: "h", level: l.trim()[0] === "=" ? 1 : 2, c: parseInline(text.join("\n")) });
       return i + 1;
     }
-    if (interrupts(l)) break;
+    if (interrupts(l) || tableAt(lines, i)) break;
     text.push(l.trim());
     i++;
   }
@@ -212,7 +332,7 @@ function flat(lines: string[]): Block[] {
   return [{ t: "p", c: [{ t: "text", v: lines.join("\n").trim() }] }];
 }
 
-function quote(lines: string[], i: number, depth: number, out: Block[]): number {
+function quote(lines: string[], i: number, depth: number, out: Block[], budget: Budget): number {
   const inner: string[] = [];
   let lazyOk = false;
   while (i < lines.length) {
@@ -226,11 +346,21 @@ function quote(lines: string[], i: number, depth: number, out: Block[]): number 
     else break;
     i++;
   }
-  out.push({ t: "quote", c: depth >= BLOCK_DEPTH_MAX ? flat(inner) : blocks(inner, depth + 1) });
+  out.push({
+    t: "quote",
+    c: depth >= BLOCK_DEPTH_MAX ? flat(inner) : blocks(inner, depth + 1, budget),
+  });
   return i;
 }
 
-function list(lines: string[], i: number, first: Marker, depth: number, out: Block[]): number {
+function list(
+  lines: string[],
+  i: number,
+  first: Marker,
+  depth: number,
+  out: Block[],
+  budget: Budget,
+): number {
   const items: string[][] = [];
   let loose = false;
   let m: Marker | null = first;
@@ -266,7 +396,7 @@ function list(lines: string[], i: number, first: Marker, depth: number, out: Blo
     ordered: first.ordered,
     start: first.start,
     tight: !loose,
-    items: items.map((it) => (depth >= BLOCK_DEPTH_MAX ? flat(it) : blocks(it, depth + 1))),
+    items: items.map((it) => (depth >= BLOCK_DEPTH_MAX ? flat(it) : blocks(it, depth + 1, budget))),
   });
   return i;
 }

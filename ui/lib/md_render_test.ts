@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { h, type VNode } from "preact";
 import { type MarkFn, renderMarkdown } from "./md_render.ts";
-import { BLOCK_DEPTH_MAX } from "./md_blocks.ts";
+import { BLOCK_DEPTH_MAX, TABLE_COLS_MAX, TABLE_PAD_CELLS_MAX } from "./md_blocks.ts";
 import { parseInline, safeHref } from "./md_inline.ts";
 
 type Child = VNode<unknown> | string | number | boolean | null | undefined | Child[];
@@ -55,8 +55,24 @@ const ALLOWED = new Set([
   "strong",
   "a",
   "span",
+  "table",
+  "thead",
+  "tbody",
+  "tr",
+  "th",
+  "td",
 ]);
-const ALLOWED_PROPS = new Set(["children", "class", "href", "rel", "target", "start", "data-lang"]);
+const ALLOWED_PROPS = new Set([
+  "children",
+  "class",
+  "href",
+  "rel",
+  "target",
+  "start",
+  "data-lang",
+  "scope",
+  "colspan",
+]);
 
 /** Asserts the tree holds only listed elements and attributes, and only safe hrefs. */
 function assertSafe(src: string): void {
@@ -113,6 +129,80 @@ Deno.test("nested bullet and ordered lists, tight and loose, and block quotes", 
     body("1. step\n   ```sh\n   ls\n   ```"),
     '<ol><li>step<pre class="md-pre"><code data-lang="sh">ls</code></pre></li></ol>',
   );
+});
+
+Deno.test("GFM pipe tables: header, alignment, inline Markdown in cells, escaped pipes", () => {
+  assert.equal(
+    body("| Name | `cmd` | Size |\n|:-----|:---:|-----:|\n| **a** | `x\\|y` | 1 |\n| b |  | 22 |"),
+    '<div class="md-table-wrap"><table class="md-table"><thead><tr>' +
+      '<th scope="col" class="md-al-left">Name</th>' +
+      '<th scope="col" class="md-al-center"><code class="md-ic">cmd</code></th>' +
+      '<th scope="col" class="md-al-right">Size</th></tr></thead><tbody>' +
+      '<tr><td class="md-al-left"><strong>a</strong></td>' +
+      '<td class="md-al-center"><code class="md-ic">x|y</code></td>' +
+      '<td class="md-al-right">1</td></tr>' +
+      '<tr><td class="md-al-left">b</td><td class="md-al-center"></td>' +
+      '<td class="md-al-right">22</td></tr></tbody></table></div>',
+  );
+  // No outer pipes; a header-only table has no tbody.
+  assert.equal(
+    body("a | b\n--- | ---"),
+    '<div class="md-table-wrap"><table class="md-table"><thead><tr><th scope="col">a</th>' +
+      '<th scope="col">b</th></tr></thead></table></div>',
+  );
+});
+
+Deno.test("GFM tables: ragged rows are padded and cut to the header, the table ends at a blank line or block", () => {
+  const rows = (src: string) =>
+    elements(render(src)).filter((e) => e.v.type === "tr").map(({ v }) =>
+      elements((v.props as { children?: Child }).children).filter((e) =>
+        e.v.type === "td" || e.v.type === "th"
+      ).length
+    );
+  assert.deepEqual(rows("| a | b | c |\n|---|---|---|\n| 1 |\n| 1 | 2 | 3 | 4 | 5 |"), [3, 3, 3]);
+  assert.match(body("| a | b |\n|---|---|\n| 1 | 2 |\n\nafter"), /<\/table><\/div><p>after<\/p>$/);
+  assert.match(body("| a | b |\n|---|---|\n| 1 | 2 |\n# head"), /<\/table><\/div><h3/);
+  // Padding is bounded per message: past TABLE_PAD_CELLS_MAX a short row ends in one
+  // spanning cell, so its width still matches the header.
+  const many = "|" + " h |".repeat(TABLE_COLS_MAX) + "\n|" + "-|".repeat(TABLE_COLS_MAX) + "\n" +
+    "x\n".repeat(TABLE_PAD_CELLS_MAX);
+  const tds = elements(render(many)).filter((e) => e.v.type === "td").map(({ v }) => v);
+  const spans = tds.filter((v) => (v.props as { colspan?: number }).colspan);
+  // Each of the rows: its one cell, plus padding from the budget or one spanning cell.
+  assert.ok(tds.length <= 3 * TABLE_PAD_CELLS_MAX, `${tds.length} cells`);
+  assert.ok(
+    spans.length > 0 &&
+      spans.every((v) => (v.props as { colspan?: number }).colspan === TABLE_COLS_MAX - 1),
+  );
+  // A line without a pipe right under the table is one more row (as on GitHub).
+  assert.deepEqual(rows("| a | b |\n|---|---|\nloose"), [2, 2]);
+  // A table interrupts a paragraph; the lines before it stay a paragraph.
+  assert.match(
+    body("Results:\n| a | b |\n|---|---|\n| 1 | 2 |"),
+    /^<p>Results:<\/p><div class="md-table-wrap">/,
+  );
+});
+
+Deno.test("GFM tables: what is not a table stays what it was", () => {
+  // Delimiter row cell count differs from the header's: a paragraph.
+  assert.equal(body("| a | b |\n|---|\n| 1 | 2 |"), "<p>| a | b |\n|---|\n| 1 | 2 |</p>");
+  // No pipe in the delimiter row: a setext heading; no pipe in the header: a heading too.
+  assert.equal(body("| a |\n---"), '<h4 class="md-h">| a |</h4>');
+  assert.equal(body("a\n---"), '<h4 class="md-h">a</h4>');
+  // Not a delimiter (text in it), inside code, indented 4: never a table.
+  assert.equal(body("| a | b |\n| x | y |"), "<p>| a | b |\n| x | y |</p>");
+  assert.match(body("```\n| a | b |\n|---|---|\n```"), /^<pre/);
+  assert.match(body("    | a | b |\n    |---|---|"), /^<pre/);
+  // Wider than TABLE_COLS_MAX: text, never a table (padding would be quadratic).
+  const wide = "|" + " x |".repeat(TABLE_COLS_MAX + 1) + "\n|" + "---|".repeat(TABLE_COLS_MAX + 1);
+  assert.ok(!body(wide).includes("<table"));
+  for (
+    const src of [
+      "| <img src=x onerror=alert(1)> | [x](javascript:alert(1)) |\n|---|---|\n| <script> | b |",
+    ]
+  ) {
+    assertSafe(src);
+  }
 });
 
 Deno.test("links: http(s) and mailto become safe anchors; every other scheme stays text", () => {
@@ -225,6 +315,11 @@ Deno.test("pathological input renders in linear time (100k-character lines, uncl
     "nested lists": (n) => "- ".repeat(n / 2) + "x",
     "blank-separated items": (n) => "- a\n\n  b\n".repeat(n / 9),
     "thematic-ish": (n) => "- - - - - x\n".repeat(n / 12),
+    "a wide table header over many one-cell rows": (n) =>
+      "|" + " a |".repeat(TABLE_COLS_MAX) + "\n|" + "-|".repeat(TABLE_COLS_MAX) + "\n" +
+      "x\n".repeat(n / 2),
+    "pipes everywhere": (n) => "| ".repeat(n / 4) + "\n" + "|-".repeat(n / 4),
+    "table-looking paragraph lines": (n) => "a | b\n".repeat(n / 6),
   };
   for (const [name, make] of Object.entries(cases)) {
     const small = timed(make(25_000));

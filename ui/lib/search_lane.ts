@@ -1,9 +1,10 @@
 /**
  * The message lane's controller, free of the DOM so its races are unit-testable: input
- * is debounced (DEBOUNCE_MS), a query needs a searchable term (2+ characters, as the
- * server requires), every request goes through one LatestGate (a new request aborts the
- * in-flight one, and a response whose ticket is no longer current is dropped), so the
- * state never shows an older query's results as the answer to a newer one.
+ * is debounced (DEBOUNCE_MS), a query needs a searchable term (2+ characters, or one
+ * Han/Hiragana/Katakana/Hangul character, as the server reads them: fold.ts), every
+ * request goes through one LatestGate (a new request aborts the in-flight one, and a
+ * response whose ticket is no longer current is dropped), so the state never shows an
+ * older query's results as the answer to a newer one.
  *
  * Server answers it reacts to:
  *  - 410 cursor_expired on "load more": the index published a new revision since page 1.
@@ -22,6 +23,9 @@
  *    to DEGRADED_RETRIES_MAX times, so the lane heals without a keystroke; it is never
  *    described as complete ("No messages match") while anything is degraded.
  *  - 429 busy: retried after Retry-After while the query is still the latest.
+ *  - `total_sessions` (when the server knows it exactly) is kept across "load more" pages,
+ *    so the lane can say "20 of 57 sessions"; `suggestions` (an empty first page only:
+ *    what a wider request would really find) are kept for the empty state to offer.
  */
 import {
   ApiError,
@@ -29,6 +33,7 @@ import {
   type SearchGroup,
   type SearchPage,
   type SearchParams,
+  type SearchSuggestions,
   type Source,
 } from "../api_client.ts";
 import { queryTerms } from "./fold.ts";
@@ -74,6 +79,10 @@ export interface LaneState {
   notice: string | null;
   error: string | null;
   tookMs: number | null;
+  /** Sessions the whole query matches over every page, when the server knows it exactly. */
+  totalSessions: number | null;
+  /** An empty first page's widenings that would find something (null: none, or not said). */
+  suggestions: SearchSuggestions | null;
 }
 
 /** Dependencies (the real ones in the hook, fakes in tests). */
@@ -128,6 +137,8 @@ export const IDLE: LaneState = {
   notice: null,
   error: null,
   tookMs: null,
+  totalSessions: null,
+  suggestions: null,
 };
 
 function sessions(n: number): string {
@@ -225,6 +236,8 @@ export function createSearchLane(o: LaneOptions): SearchLane {
           loadingMore: false,
           partial: null,
           degraded: null,
+          totalSessions: null,
+          suggestions: null,
           notice: "The index changed while paging — results restarted from the top.",
         });
         return run("restart", null);
@@ -301,6 +314,9 @@ export function createSearchLane(o: LaneOptions): SearchLane {
       notice,
       error: null,
       tookMs: page.took_ms,
+      // Every page of one query answers the same total; a page without one keeps page 1's.
+      totalSessions: page.total_sessions ?? (mode === "more" ? state.totalSessions : null),
+      suggestions: mode !== "more" && groups.length === 0 ? usefulSuggestions(page) : null,
     });
   }
 
@@ -337,6 +353,16 @@ export function createSearchLane(o: LaneOptions): SearchLane {
       gate.cancel();
     },
   };
+}
+
+/** The page's suggestions that would find at least one session, or null. */
+function usefulSuggestions(page: SearchPage): SearchSuggestions | null {
+  const s = page.suggestions;
+  if (!s || page.state !== "ready") return null;
+  const kept = Object.fromEntries(
+    Object.entries(s).filter(([, v]) => v !== undefined && v.sessions > 0),
+  ) as SearchSuggestions;
+  return Object.keys(kept).length ? kept : null;
 }
 
 /** Appends a page's groups, skipping sessions already shown. */

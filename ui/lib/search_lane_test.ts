@@ -288,3 +288,50 @@ Deno.test("a page degraded only by lost sessions is not retried", async () => {
   assert.match(states[states.length - 1]!.notice ?? "", /cannot be rebuilt/);
   lane.dispose();
 });
+
+Deno.test("total_sessions is kept across load-more pages; its absence stays null", async () => {
+  const r = rig((p) =>
+    Promise.resolve(
+      p.cursor
+        ? page(["c"], { cursor: null }) // a later page need not repeat the total
+        : page(["a", "b"], { cursor: "next", total_sessions: 3 }),
+    )
+  );
+  r.lane.set(Q("zebra"));
+  await wait(30);
+  assert.equal(r.last().totalSessions, 3);
+  r.lane.loadMore();
+  await wait(10);
+  assert.deepEqual(r.last().groups.map((g) => g.session_key), ["a", "b", "c"]);
+  assert.equal(r.last().totalSessions, 3);
+  const old = rig(() => Promise.resolve(page(["a"], { cursor: "next" })));
+  old.lane.set(Q("zebra"));
+  await wait(30);
+  assert.equal(old.last().totalSessions, null, "an older server says nothing");
+  r.lane.dispose();
+  old.lane.dispose();
+});
+
+Deno.test("an empty ready page keeps only the suggestions that find something", async () => {
+  const answers: SearchPage[] = [
+    page([], {
+      suggestions: {
+        include_superseded: { sessions: 3, more: false },
+        all_roles: { sessions: 0, more: false },
+      },
+    }),
+    page([]),
+    page(["a"], { suggestions: { include_superseded: { sessions: 1, more: false } } }),
+  ];
+  const r = rig((_, n) => Promise.resolve(answers[n - 1]!));
+  r.lane.set(Q("zebra"));
+  await wait(30);
+  assert.deepEqual(r.last().suggestions, { include_superseded: { sessions: 3, more: false } });
+  r.lane.set(Q("zebra2"));
+  await wait(30);
+  assert.equal(r.last().suggestions, null, "no suggestions: nothing to offer");
+  r.lane.set(Q("zebra3"));
+  await wait(30);
+  assert.equal(r.last().suggestions, null, "a page with results offers no widening");
+  r.lane.dispose();
+});
