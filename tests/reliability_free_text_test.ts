@@ -21,6 +21,8 @@ import { callTool, connectMcp } from "./helpers/mcp_client.ts";
 import { plantedKeys } from "./helpers/secret_keys.ts";
 import { fakeIo, withTempDir } from "./helpers/temp.ts";
 import { buildWorld } from "./helpers/world.ts";
+import { shownTitle } from "../ui/lib/masking.ts";
+import { markdownFileName, sessionMarkdown } from "../ui/lib/markdown.ts";
 
 /** Every 12-character piece of `key`. */
 function pieces(key: string): string[] {
@@ -99,6 +101,15 @@ Deno.test("H2: keys in titles, names and project paths never show on a masked su
     } finally {
       await client.close();
     }
+    // The dashboard's own code on the same catalog rows: the card and header title, the
+    // Markdown export's head and its file name.
+    type Row = Parameters<typeof sessionMarkdown>[0];
+    const rows: Row[] = list.sessions;
+    outputs.push(["dashboard titles", rows.map((r) => shownTitle(r, true)).join("\n")]);
+    outputs.push([
+      "markdown export",
+      rows.map((r) => sessionMarkdown(r, [], { total: 0 }) + markdownFileName(r)).join("\n"),
+    ]);
     let leaked = 0;
     for (const [surface, text] of outputs) {
       for (const p of planted) {

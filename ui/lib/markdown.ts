@@ -14,7 +14,7 @@
  * chosen for the original body still holds. The file name is built from the masked title. Pure.
  */
 import type { DetailEntry, SessionSummary } from "../api_client.ts";
-import { maskSecrets } from "../../lib/secrets/mod.ts";
+import { maskSecrets, maskTitle } from "../../lib/secrets/mod.ts";
 
 /** Options for {@link sessionMarkdown}. */
 export interface MarkdownOptions {
@@ -132,7 +132,9 @@ export function sessionMarkdown(
     ["Source files", s.source_gone ? "gone (served from the index)" : null],
   ];
   const head = [
-    `# ${sessionTitle(s)}`,
+    // The title first through maskTitle: its producer may have cut it inside a key, which
+    // the whole-text masking below would not recognise (H2).
+    `# ${maskTitle(sessionTitle(s))}`,
     facts.filter(([, v]) => v).map(([k, v]) => `- ${k}: ${v}`).join("\n"),
   ];
   if (entries.length < o.total) {
@@ -144,7 +146,7 @@ export function sessionMarkdown(
 
 /** A file name for the export: the masked title's safe characters plus the id's head. */
 export function markdownFileName(s: Pick<SessionSummary, "name" | "title" | "session_id">): string {
-  const slug = maskSecrets(sessionTitle(s)).text.normalize("NFKD").replace(/[^\w.-]+/g, "-")
+  const slug = maskTitle(sessionTitle(s)).normalize("NFKD").replace(/[^\w.-]+/g, "-")
     .replace(/^-+|-+$/g, "")
     .slice(0, 60).toLowerCase();
   const id = s.session_id.replace(/[^\w-]/g, "").slice(0, 8);
