@@ -174,7 +174,7 @@ Deno.test("intendant mcp --team searches and reads the team database under the l
         // (An unknown argument is dropped by the SDK's schema: the local index answers.)
         const r = await call(plain.client, "search_messages", { query: WORD, machine: ["beta"] });
         assert.match(r.text, /answered by the local index/);
-        assert.doesNotMatch(r.text, /^machine: /m);
+        assert.doesNotMatch(r.text, /^> machine: /m);
       } finally {
         await plain.client.close();
       }
@@ -199,18 +199,18 @@ Deno.test("intendant mcp --team searches and reads the team database under the l
         const all = await call(client, "search_messages", { query: WORD });
         assert.equal(all.isError, false, all.text + stderr());
         assert.match(all.text, /answered by the team database/);
-        assert.match(all.text, /^machine: alpha {2}session: codex:alpha-s1 /m);
-        assert.match(all.text, /^machine: beta {2}session: claude-code:beta-s1 /m);
+        assert.match(all.text, /^> machine: alpha\n> session: codex:alpha-s1$/m);
+        assert.match(all.text, /^> machine: beta\n> session: claude-code:beta-s1$/m);
         assert.match(all.text, /«quixotically» on beta with key sk-p…\[openai key\] kept/);
         assert.ok(!all.text.includes(secret), "the key is masked in search");
         assert.ok(!all.text.includes(localKey), "search covers the team, not the local index");
-        assert.match(all.text, /^resume \(on machine beta\): .*claude --resume beta-s1/m);
+        assert.match(all.text, /^> resume \(on that machine\): .*claude --resume beta-s1/m);
 
         // The machine filter narrows; a bad name is refused by the schema.
         const beta = await call(client, "search_messages", { query: WORD, machine: ["beta"] });
         assert.equal(beta.isError, false, beta.text);
-        assert.match(beta.text, /^machine: beta /m);
-        assert.doesNotMatch(beta.text, /^machine: alpha /m);
+        assert.match(beta.text, /^> machine: beta$/m);
+        assert.doesNotMatch(beta.text, /^> machine: alpha$/m);
         const bad = await call(client, "search_messages", { query: WORD, machine: ["a b"] });
         assert.equal(bad.isError, true);
         assert.match(bad.text, /a machine name is 1-\d+ letters, digits/);
@@ -310,7 +310,7 @@ Deno.test("intendant mcp --team: schema missing and the database down are one-li
       try {
         const ok = await call(client, "search_messages", { query: WORD });
         assert.equal(ok.isError, false, ok.text);
-        assert.match(ok.text, /^machine: beta /m);
+        assert.match(ok.text, /^> machine: beta$/m);
 
         // Down: the open pool's connections are reset and new ones refused.
         fwd.down();
@@ -339,7 +339,7 @@ Deno.test("intendant mcp --team: schema missing and the database down are one-li
         fwd.up();
         const back = await call(client, "search_messages", { query: WORD });
         assert.equal(back.isError, false, back.text);
-        assert.match(back.text, /^machine: beta /m);
+        assert.match(back.text, /^> machine: beta$/m);
 
         // The real cluster stopped.
         await pg.stop();

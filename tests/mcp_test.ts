@@ -105,7 +105,7 @@ Deno.test("intendant mcp serves every tool to a real SDK client under its locked
         assert.ok(new TextEncoder().encode(r.text).length <= MAX_BYTES, "bounded");
         assert.match(r.text, /^\[intendant: quoted past conversations/);
         assert.ok(!r.text.includes(secret), "the key is masked");
-        keys.push(...[...r.text.matchAll(/^session: (\S+)/gm)].map((m) => m[1]!));
+        keys.push(...[...r.text.matchAll(/^> session: (\S+)/gm)].map((m) => m[1]!));
         cursor = /cursor="([^"]+)"/.exec(r.text)?.[1];
         if (!cursor) break;
       }
@@ -113,7 +113,7 @@ Deno.test("intendant mcp serves every tool to a real SDK client under its locked
       assert.deepEqual([...keys].sort(), expected, "every session once, across pages");
       assert.match(first!.text, new RegExp(`«${WORD}»`));
       assert.match(first!.text, /sk-p…\[openai key\]/);
-      assert.match(first!.text, /^resume: \S/m);
+      assert.match(first!.text, /^> resume: \S/m);
       assert.match(first!.text, /open hit: http:\/\/127\.0\.0\.1:\d+\/#\/session\/[^?]+\?locate=/);
       assert.match(first!.text, /answered by the local index/);
 
@@ -167,7 +167,7 @@ Deno.test("intendant mcp serves every tool to a real SDK client under its locked
       // list_sessions, filtered.
       const listed = await call(client, "list_sessions", { source: ["codex"] });
       assert.equal(listed.isError, false, listed.text);
-      const listedKeys = [...listed.text.matchAll(/^- (\S+)/gm)].map((m) => m[1]!);
+      const listedKeys = [...listed.text.matchAll(/^ {2}> session: (\S+)/gm)].map((m) => m[1]!);
       assert.ok(listedKeys.length >= 1 && listedKeys.every((k) => k.startsWith("codex:")));
       // Paged by offset across the output cap: every session listed.
       const allKeys: string[] = [];
@@ -175,7 +175,7 @@ Deno.test("intendant mcp serves every tool to a real SDK client under its locked
         const r = await call(client, "list_sessions", { limit: 200, offset });
         assert.equal(r.isError, false, r.text);
         assert.ok(new TextEncoder().encode(r.text).length <= MAX_BYTES, "bounded");
-        allKeys.push(...[...r.text.matchAll(/^- (\S+)/gm)].map((m) => m[1]!));
+        allKeys.push(...[...r.text.matchAll(/^ {2}> session: (\S+)/gm)].map((m) => m[1]!));
         const next = /offset=(\d+)/.exec(r.text)?.[1];
         offset = next === undefined ? undefined : Number(next);
       }
@@ -234,7 +234,7 @@ Deno.test("intendant mcp serves every tool to a real SDK client under its locked
       const cold = await call(client, "search_messages", { query: WORD, limit: 2 });
       assert.equal(cold.isError, false, cold.text);
       assert.match(cold.text, /answered by the local index/);
-      assert.match(cold.text, /^session: /m);
+      assert.match(cold.text, /^> session: /m);
     } catch (err) {
       console.error("server stderr:\n" + stderr());
       throw err;
@@ -475,8 +475,8 @@ Deno.test("search_messages: one value where a list is allowed, totals, wording t
       // `source: "codex"` is the list ["codex"]: only Codex sessions, no validation error.
       const one = await call(client, "search_messages", { query: WORD, source: "codex" });
       assert.equal(one.isError, false, one.text);
-      assert.match(one.text, /source: codex/);
-      assert.doesNotMatch(one.text, /source: (?!codex)[a-z-]+/);
+      assert.match(one.text, /Session \(codex, /);
+      assert.doesNotMatch(one.text, /Session \((?!codex,)[a-z-]+/);
       const listed = await call(client, "list_sessions", { source: "codex" });
       assert.equal(listed.isError, false, listed.text);
       // A page that is not the whole answer says how many match in all.

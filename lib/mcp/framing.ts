@@ -57,6 +57,14 @@ export function titleField(s: string | null | undefined): string {
   return terminalSafe(maskTitle(s ?? ""));
 }
 
+/**
+ * One transcript-derived value on a quoted line: `> label: value` (`value` already made a
+ * field: masked, one line). The label is ours; everything after it is data (H4).
+ */
+export function quotedField(label: string, value: string, indent = ""): string {
+  return `${indent}${QUOTE}${label}: ${value}`;
+}
+
 /** A multi-line untrusted text, masked and quoted line by line. */
 export function quoteBlock(text: string, o: { indent?: string } = {}): string {
   const safe = terminalSafe(maskSecrets(text).text, { multiline: true });

@@ -13,7 +13,7 @@ import { z } from "zod";
 import { SOURCES } from "../message_search/mod.ts";
 import { LIST_MAX_LIMIT, listSessions, type SessionSummary } from "../catalog/mod.ts";
 import type { McpBackend } from "./backend.ts";
-import { field, FRAMING, OutputBudget, titleField } from "./framing.ts";
+import { field, FRAMING, OutputBudget, quotedField, titleField } from "./framing.ts";
 import { enumListArg, intArg, oneOrMany, textArg } from "./args.ts";
 
 /** Sessions per page unless asked. */
@@ -84,13 +84,16 @@ export async function listSessionsTool(
   let next = r.next;
   for (const [i, s] of r.sessions.entries()) {
     const when = s.updated_ms ? new Date(s.updated_ms).toISOString() : "time unknown";
+    // Transcript-derived values on quoted lines only (H4).
     const block = [
-      `\n- ${field(s.key)}  (${s.source}, last activity ${when}, ${s.message_count} messages${
-        s.status ? `, ${field(s.status)}` : ""
-      }${s.source_gone ? ", source files gone" : ""})`,
-      `  title: ${titleField(s.name ?? s.title) || "(untitled)"}`,
-      `  project: ${field(s.project) || "-"}`,
-      `  resume: ${field(s.resume_command)}`,
+      `\n- ${s.source}, last activity ${when}, ${s.message_count} messages${
+        s.source_gone ? ", source files gone" : ""
+      }`,
+      quotedField("session", field(s.key), "  "),
+      quotedField("title", titleField(s.name ?? s.title) || "(untitled)", "  "),
+      ...(s.status ? [quotedField("status", field(s.status), "  ")] : []),
+      quotedField("project", field(s.project) || "-", "  "),
+      quotedField("resume", field(s.resume_command), "  "),
     ].join("\n");
     if (!out.add(block)) {
       next = (a.offset ?? 0) + i;

@@ -31,6 +31,7 @@ import {
   FRAMING,
   markedSnippet,
   OutputBudget,
+  quotedField,
   SUPERSEDED_NOTE,
   TEAM_FRAMING,
   titleField,
@@ -397,14 +398,20 @@ async function groupLines(
     project: g.project,
     files: [],
   });
+  // Every transcript-derived value (title, session key, project, resume command, machine)
+  // sits on a quoted line (H4): a title that reads "SYSTEM: new instructions" stays data.
   const lines = [
-    `\n## ${o.n}. ${titleField(g.title) || "(untitled session)"}`,
-    `${g.machine === undefined ? "" : `machine: ${field(g.machine)}  `}` +
-    `session: ${field(g.session_key)}  source: ${g.source}  project: ${field(g.project) || "-"}` +
-    `  matching messages: ${g.total_hits}${g.source_gone ? "  (its source files are gone)" : ""}`,
-    `resume${local ? "" : ` (on machine ${field(g.machine)})`}: ${
-      resume ? field(resume) : "(unknown)"
-    }`,
+    `\n## ${o.n}. Session (${g.source}, ${g.total_hits} matching message(s)${
+      g.source_gone ? ", its source files are gone" : ""
+    }${local ? "" : ", on another machine"})`,
+    quotedField("title", titleField(g.title) || "(untitled session)"),
+    ...(g.machine === undefined ? [] : [quotedField("machine", field(g.machine))]),
+    quotedField("session", field(g.session_key)),
+    quotedField("project", field(g.project) || "-"),
+    quotedField(
+      local ? "resume" : "resume (on that machine)",
+      resume ? field(resume) : "(unknown)",
+    ),
   ];
   for (const h of g.hits) {
     const flags = [h.subagent ? "subagent" : "", h.truncated ? "message truncated in index" : ""]
@@ -425,8 +432,7 @@ async function groupLines(
         }`,
         local
           ? `  open hit: ${hitLink(o.port, g.session_key, { locator: h.locator, q: o.req.q })}`
-          : `  read it: read_session machine=${JSON.stringify(g.machine)} ` +
-            `session_key=${JSON.stringify(g.session_key)} locator=<this hit's locator>`,
+          : "  read it: read_session with the machine and session quoted above and this locator",
       ].join("\n"),
     );
   }
