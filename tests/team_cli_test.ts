@@ -67,7 +67,7 @@ Deno.test("intendant team: init, add-machine, status, retention and its errors o
       });
 
       await t.step(
-        "init on a fresh database creates schema 0 → 1 and the publisher role",
+        "init on a fresh database creates schema 0 → 2 and the publisher role",
         async () => {
           const r = await team("init");
           ok(r, "init");
@@ -76,7 +76,7 @@ Deno.test("intendant team: init, add-machine, status, retention and its errors o
             /^team database postgres:\/\/intendant_test:\*\*\*@127\.0\.0\.1:/m,
           );
           assert.match(r.stdout, /^server: PostgreSQL 1[5-9]/m);
-          assert.match(r.stdout, /^schema: version 0 → 1 \(applied migration 1\)$/m);
+          assert.match(r.stdout, /^schema: version 0 → 2 \(applied migrations 1, 2\)$/m);
           assert.match(r.stdout, /^publisher role "intendant_publisher": created/m);
           assert.ok(!r.stdout.includes(pg.password));
         },
@@ -85,14 +85,14 @@ Deno.test("intendant team: init, add-machine, status, retention and its errors o
       await t.step("init again has nothing to do (text and --json)", async () => {
         const r = await team("init");
         ok(r, "init again");
-        assert.match(r.stdout, /^schema: version 1, current \(nothing to do\)$/m);
+        assert.match(r.stdout, /^schema: version 2, current \(nothing to do\)$/m);
         assert.match(r.stdout, /"intendant_publisher": exists/);
         const j = await team("init", "--json");
         ok(j, "init --json");
         const o = JSON.parse(j.stdout);
         assert.deepEqual(
           { from: o.from, to: o.to, applied: o.applied, publisherRole: o.publisherRole },
-          { from: 1, to: 1, applied: [], publisherRole: "exists" },
+          { from: 2, to: 2, applied: [], publisherRole: "exists" },
         );
         assert.match(o.server_version, /^1[5-9]/);
         assert.equal(typeof o.server_version_num, "number");

@@ -62,6 +62,7 @@ export async function addMachine(
   // The password is sent as a literal of a utility statement (CREATE ROLE takes no bind
   // parameters); quote it as an SQL string. It never appears in an error we raise.
   const literal = `'${password.replaceAll("'", "''")}'`;
+  await refuseCaseVariant(sql, name);
   try {
     return await sql.begin(async (tx) => {
       const [r] = await tx<{ exists: boolean }[]>`
@@ -109,11 +110,38 @@ export async function ensureMachine(sql: TeamSql, name: string): Promise<void> {
     }
     return;
   }
+  // Only the team's owner registers machines (schema v2, H5): a machine role cannot name
+  // itself after another machine, or a case variant of one.
+  await refuseCaseVariant(sql, name);
   try {
     await sql`INSERT INTO ${sql(TEAM_SCHEMA)}.machines (name) VALUES (${name})
               ON CONFLICT (name) DO NOTHING`;
   } catch (e) {
+    const code = (e as { code?: unknown })?.code;
     const msg = e instanceof Error ? e.message : String(e);
-    throw new TeamDbError("privilege", `Cannot register machine "${name}": ${msg}`);
+    throw new TeamDbError(
+      "privilege",
+      code === "42501"
+        ? `Machine "${name}" is not registered in the team database: ask the team's owner to ` +
+          `run \`intendant team add-machine ${name}\` and connect with the URL it prints`
+        : `Cannot register machine "${name}": ${msg}`,
+    );
+  }
+}
+
+/**
+ * TeamDbError "privilege" when another machine's name differs from `name` only in case:
+ * two such names read as one machine to a person, and one could pass for the other.
+ */
+async function refuseCaseVariant(sql: TeamSql, name: string): Promise<void> {
+  const [other] = await sql<{ name: string }[]>`
+    SELECT name FROM ${sql(TEAM_SCHEMA)}.machines WHERE lower(name) = lower(${name})
+      AND name <> ${name} LIMIT 1`;
+  if (other) {
+    throw new TeamDbError(
+      "privilege",
+      `Machine "${name}" differs from the registered machine "${other.name}" only in case: ` +
+        "use that name, or a clearly different one",
+    );
   }
 }

@@ -16,25 +16,39 @@
 import type { TeamDb, TeamSql } from "./connect.ts";
 import { TeamDbError } from "./connect.ts";
 import {
-  PUBLISHER_GRANTS_SQL,
+  PUBLISHER_GRANTS_V1_SQL,
   PUBLISHER_GROUP_ROLE,
   SCHEMA_V1_SQL,
   TEAM_SCHEMA,
 } from "./schema_v1.ts";
+import { PUBLISHER_GRANTS_SQL, SCHEMA_V2_SQL } from "./schema_v2.ts";
 
 /** The newest schema version this binary knows. */
-export const TEAM_SCHEMA_VERSION = 1;
+export const TEAM_SCHEMA_VERSION = 2;
 
 /** One versioned migration. */
 export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** The publisher group's privileges once this version is reached. */
+  grants: string;
 }
 
 /** Every migration, in version order. */
 export const MIGRATIONS: readonly Migration[] = [
-  { version: 1, name: "machines, sessions, records, tombstones, settings", sql: SCHEMA_V1_SQL },
+  {
+    version: 1,
+    name: "machines, sessions, records, tombstones, settings",
+    sql: SCHEMA_V1_SQL,
+    grants: PUBLISHER_GRANTS_V1_SQL,
+  },
+  {
+    version: 2,
+    name: "shared state through commit_batch; machines registered by the owner",
+    sql: SCHEMA_V2_SQL,
+    grants: PUBLISHER_GRANTS_SQL,
+  },
 ];
 
 /** What migrateTeamDb did. */
@@ -99,13 +113,13 @@ export async function requireCurrentSchema(db: TeamDb): Promise<void> {
 /** Creates or migrates the schema to TEAM_SCHEMA_VERSION (idempotent). */
 export async function migrateTeamDb(
   db: TeamDb,
-  o: { binaryVersion: string },
+  o: { binaryVersion: string; /** Stop at this version (tests of an upgrade). */ upTo?: number },
 ): Promise<MigrateReport> {
   const from = await readSchemaVersion(db.sql);
   if (from > TEAM_SCHEMA_VERSION) throw newerError(from);
   const applied: number[] = [];
   for (const m of MIGRATIONS) {
-    if (m.version <= from) continue;
+    if (m.version <= from || m.version > (o.upTo ?? TEAM_SCHEMA_VERSION)) continue;
     const did = await db.sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(${MIGRATE_LOCK_KEY.toString()}::bigint)`;
       await tx.unsafe(VERSION_TABLE_SQL).simple();
@@ -129,11 +143,15 @@ export async function migrateTeamDb(
     if (did) applied.push(m.version);
   }
   const to = await readSchemaVersion(db.sql);
-  return { from, to, applied, publisherRole: await ensurePublisherRole(db.sql) };
+  const grants = MIGRATIONS.find((m) => m.version === to)?.grants ?? PUBLISHER_GRANTS_SQL;
+  return { from, to, applied, publisherRole: await ensurePublisherRole(db.sql, grants) };
 }
 
 /** Creates the publisher group role and grants it the table privileges, when allowed. */
-async function ensurePublisherRole(sql: TeamSql): Promise<MigrateReport["publisherRole"]> {
+async function ensurePublisherRole(
+  sql: TeamSql,
+  grants: string,
+): Promise<MigrateReport["publisherRole"]> {
   const [me] = await sql<{ can: boolean; exists: boolean }[]>`
     SELECT (SELECT rolsuper OR rolcreaterole FROM pg_roles WHERE rolname = current_user) AS can,
            EXISTS (SELECT 1 FROM pg_roles WHERE rolname = ${PUBLISHER_GROUP_ROLE}) AS exists`;
@@ -143,7 +161,7 @@ async function ensurePublisherRole(sql: TeamSql): Promise<MigrateReport["publish
     const [r] = await tx<{ exists: boolean }[]>`
       SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = ${PUBLISHER_GROUP_ROLE}) AS exists`;
     if (!r!.exists) await tx.unsafe(`CREATE ROLE ${PUBLISHER_GROUP_ROLE} NOLOGIN`);
-    await tx.unsafe(PUBLISHER_GRANTS_SQL).simple();
+    await tx.unsafe(grants).simple();
   });
   return me!.exists ? "exists" : "created";
 }

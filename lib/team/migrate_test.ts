@@ -30,9 +30,9 @@ Deno.test("team migrate: fresh, idempotent, concurrent, newer refused; RLS on wr
       ]);
       assert.equal(a.to, TEAM_SCHEMA_VERSION);
       assert.equal(b.to, TEAM_SCHEMA_VERSION);
-      assert.deepEqual([...a.applied, ...b.applied], [1]);
+      assert.deepEqual([...a.applied, ...b.applied].sort(), [1, 2]);
       const rows = await admin.sql`SELECT version FROM intendant.schema_version`;
-      assert.equal(rows.length, 1);
+      assert.equal(rows.length, TEAM_SCHEMA_VERSION);
       await requireCurrentSchema(admin);
       const again = await migrateTeamDb(admin, { binaryVersion: "test" });
       assert.deepEqual(again.applied, []);
@@ -93,6 +93,41 @@ Deno.test("team migrate: fresh, idempotent, concurrent, newer refused; RLS on wr
       await assert.rejects(migrateTeamDb(admin, { binaryVersion: "test" }), /upgrade intendant/);
       await assert.rejects(requireCurrentSchema(admin), /newer than this intendant knows/);
       assert.equal(await readSchemaVersion(admin.sql), TEAM_SCHEMA_VERSION + 1);
+    } finally {
+      await admin.close();
+    }
+  });
+});
+
+Deno.test("team migrate: a version-1 database moves to version 2, and its machines publish through commit_batch", async () => {
+  await withPgCluster(async (pg) => {
+    const admin = await openTeamDb(parseTeamUrl(pg.url));
+    try {
+      // Version 1 as an older intendant left it: its migration, its version row, a machine.
+      await migrateTeamDb(admin, { binaryVersion: "old", upTo: 1 });
+      assert.equal(await readSchemaVersion(admin.sql), 1);
+      const m = await addMachine(admin.sql, "laptop-a");
+      const r = await migrateTeamDb(admin, { binaryVersion: "new" });
+      assert.deepEqual([r.from, r.to, r.applied], [1, 2, [2]]);
+      const db = await openTeamDb(parseTeamUrl(
+        `postgres://${m.role}:${m.password}@127.0.0.1:${pg.port}/postgres?sslmode=disable`,
+      ));
+      try {
+        await db.sql.begin(async (tx) => {
+          const [c] = await tx<{ revision: string }[]>`UPDATE intendant.machines
+            SET publish_seq = publish_seq + 1, revision = revision + 1
+            WHERE name = 'laptop-a' RETURNING revision`;
+          const [t] = await tx<{ rev: string }[]>`
+            SELECT intendant.commit_batch('laptop-a', ${c!.revision}::bigint) AS rev`;
+          assert.equal(Number(t!.rev), 1);
+        });
+        await assert.rejects(
+          db.sql`UPDATE intendant.team_state SET revision = 0`,
+          /permission denied/,
+        );
+      } finally {
+        await db.close();
+      }
     } finally {
       await admin.close();
     }

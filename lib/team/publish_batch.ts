@@ -16,8 +16,9 @@
  *     porsager 3.4.9's COPY stream never settles when the server errors mid-COPY — a
  *     publish hung forever, reproduced), superseded flips. This is the heavy part (the GIN
  *     trigram index is maintained per row) and it runs concurrently across machines.
- *  3. LAST, the team revision: `UPDATE team_state SET revision = revision + 1`, the batch's
- *     row in intendant.batches (team revision → machine revision), tombstones and the
+ *  3. LAST, the team revision and the batch's row in intendant.batches (team revision →
+ *     machine revision), both through `intendant.commit_batch` (the only door to that
+ *     shared state: schema_v2.ts), then tombstones and the
  *     machine row's bookkeeping (destructive_rev is a team revision). The team_state row
  *     lock is held from here to COMMIT only, so commits are serialized (team revision T
  *     committed ⇒ every revision ≤ T committed: what cursors rely on) but inserts are not.
@@ -152,11 +153,10 @@ export async function applyBatch(
     await pruneBatches(t, m);
     await o.afterStage?.();
     // From here to COMMIT the team_state row is locked: keep it short (see the header).
+    // The team revision and the batch row through the one checked door (schema_v2.ts).
     const [st] = await tx<{ revision: string }[]>`
-      UPDATE intendant.team_state SET revision = revision + 1 RETURNING revision`;
+      SELECT intendant.commit_batch(${m}, ${mrev}) AS revision`;
     const rev = Number(st!.revision);
-    await tx`INSERT INTO intendant.batches (team_rev, machine, machine_rev)
-             VALUES (${rev}, ${m}, ${mrev})`;
     const tomb = b.sessionDeletes.filter((d) => d.tombstone).map((d) => d.key);
     if (tomb.length > 0) {
       await tx`INSERT INTO intendant.tombstones (machine, session_key, rev)

@@ -220,11 +220,10 @@ CREATE POLICY own_delete ON intendant.tombstones FOR DELETE
 `;
 
 /**
- * Privileges of the publisher group role on the v1 tables. Not part of the versioned
- * migration: creating a role needs CREATEROLE, which a database owner may lack; `team
- * init` runs this when it can (migrate.ts) and says so when it cannot.
+ * Privileges of the publisher group role at schema version 1 (kept as history: an upgrade
+ * test builds a version-1 database with them). Version 2's are PUBLISHER_GRANTS_SQL.
  */
-export const PUBLISHER_GRANTS_SQL = `
+export const PUBLISHER_GRANTS_V1_SQL = `
 GRANT USAGE ON SCHEMA intendant TO intendant_publisher;
 GRANT SELECT ON ALL TABLES IN SCHEMA intendant TO intendant_publisher;
 GRANT INSERT, UPDATE ON intendant.machines TO intendant_publisher;
