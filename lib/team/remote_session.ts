@@ -13,6 +13,17 @@ import { NotFoundError } from "../errors.ts";
 import type { Source, SupersessionMark } from "../message_search/mod.ts";
 import type { TeamDb } from "./connect.ts";
 import { restoreText } from "./record_row.ts";
+import {
+  capLabel,
+  capMessage,
+  capped,
+  ID_CAP_CHARS,
+  PROJECT_CAP_CHARS,
+  REMOTE_MARKS_MAX_CHARS,
+  REMOTE_PAGE_TEXT_CHARS,
+  TEXT_CAP_CHARS,
+  TITLE_CAP_CHARS,
+} from "./read_caps.ts";
 
 /** Records per page when the caller names none. */
 export const REMOTE_PAGE_DEFAULT = 200;
@@ -55,6 +66,8 @@ export interface RemoteSession {
   meta: RemoteSessionMeta;
   records: RemoteRecord[];
   marks: SupersessionMark[];
+  /** True when the published marks were over REMOTE_MARKS_MAX_CHARS and were dropped. */
+  marks_cut: boolean;
   /** Records of the session in the replica (all pages). */
   total: number;
   offset: number;
@@ -82,51 +95,73 @@ export async function loadRemoteSession(
     throw new NotFoundError(`No session "${o.sessionKey}" on machine "${o.machine}"`);
   }
   return await db.sql.begin("ISOLATION LEVEL REPEATABLE READ READ ONLY", async (tx) => {
+    // Nothing is taken whole from another machine's rows (H6, read_caps.ts).
     const [s] = await tx.unsafe<Record<string, unknown>[]>(
-      `SELECT source, session_id, title, project, parent_session_id, newest_ts_ms,
-              oldest_ts_ms, source_gone, marks,
+      `SELECT source, ${capped("session_id", ID_CAP_CHARS, "session_id")},
+              ${capped("title", TITLE_CAP_CHARS, "title")},
+              ${capped("project", PROJECT_CAP_CHARS, "project")},
+              ${capped("parent_session_id", ID_CAP_CHARS, "parent_session_id")},
+              newest_ts_ms, oldest_ts_ms, source_gone,
+              CASE WHEN octet_length(marks::text) <= ${REMOTE_MARKS_MAX_CHARS} THEN marks END
+                AS marks,
+              octet_length(marks::text) > ${REMOTE_MARKS_MAX_CHARS} AS marks_cut,
               (SELECT count(*) FROM intendant.records r
                 WHERE r.machine = s.machine AND r.session_key = s.session_key) AS total
          FROM intendant.sessions s WHERE machine = $1 AND session_key = $2`,
       [o.machine, o.sessionKey],
     );
     if (!s) throw new NotFoundError(`No session "${o.sessionKey}" on machine "${o.machine}"`);
+    // The page's rows, each text capped, and the page ended once the texts before a row
+    // reach REMOTE_PAGE_TEXT_CHARS (a row always comes: a page never stalls).
     const rows = await tx.unsafe<Record<string, unknown>[]>(
-      `SELECT record_id, ord, role, ts_ms, seq, text, nul_at, truncated, subagent, superseded,
-              locator
-         FROM intendant.records WHERE machine = $1 AND session_key = $2
-        ORDER BY ord LIMIT $3 OFFSET $4`,
+      `SELECT * FROM (
+         SELECT ${capped("record_id", ID_CAP_CHARS, "record_id")}, ord, role, ts_ms, seq,
+                ${capped("text", TEXT_CAP_CHARS, "text")}, nul_at, truncated, subagent,
+                superseded, ${capped("locator", ID_CAP_CHARS, "locator")},
+                coalesce(sum(least(length(text), ${TEXT_CAP_CHARS})) OVER
+                  (ORDER BY ord ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before
+           FROM (SELECT * FROM intendant.records WHERE machine = $1 AND session_key = $2
+                  ORDER BY ord LIMIT $3 OFFSET $4) page
+       ) r WHERE before = 0 OR before < ${REMOTE_PAGE_TEXT_CHARS} ORDER BY ord`,
       [o.machine, o.sessionKey, limit, offset],
     );
-    const marks = typeof s.marks === "string" ? JSON.parse(s.marks) : s.marks;
+    const marks = s.marks === null
+      ? []
+      : typeof s.marks === "string"
+      ? JSON.parse(s.marks)
+      : s.marks;
     return {
       meta: {
         remote: true as const,
         machine: o.machine,
         session_key: o.sessionKey,
         source: s.source as Source,
-        session_id: s.session_id as string,
-        title: s.title as string | null,
-        project: s.project as string | null,
-        parent_session_id: s.parent_session_id as string | null,
+        session_id: capLabel(s.session_id as string, ID_CAP_CHARS)!,
+        title: capLabel(s.title as string | null, TITLE_CAP_CHARS),
+        project: capLabel(s.project as string | null, PROJECT_CAP_CHARS),
+        parent_session_id: capLabel(s.parent_session_id as string | null, ID_CAP_CHARS),
         newest_ts_ms: Number(s.newest_ts_ms),
         oldest_ts_ms: Number(s.oldest_ts_ms),
         source_gone: s.source_gone as boolean,
       },
-      records: rows.map((r) => ({
-        record_id: r.record_id as string,
-        ord: Number(r.ord),
-        role: r.role === 2 ? "assistant" as const : "user" as const,
-        ts_ms: Number(r.ts_ms),
-        seq: r.seq === null ? null : Number(r.seq),
-        text: restoreText(r.text as string, r.nul_at as number[] | null),
-        truncated: r.truncated as boolean,
-        subagent: r.subagent as boolean,
-        active: !r.superseded,
-        superseded: r.superseded as boolean,
-        locator: r.locator as string,
-      })),
+      records: rows.map((r) => {
+        const text = capMessage(restoreText(r.text as string, r.nul_at as number[] | null));
+        return {
+          record_id: capLabel(r.record_id as string, ID_CAP_CHARS)!,
+          ord: Number(r.ord),
+          role: r.role === 2 ? "assistant" as const : "user" as const,
+          ts_ms: Number(r.ts_ms),
+          seq: r.seq === null ? null : Number(r.seq),
+          text: text.text,
+          truncated: (r.truncated as boolean) || text.cut,
+          subagent: r.subagent as boolean,
+          active: !r.superseded,
+          superseded: r.superseded as boolean,
+          locator: capLabel(r.locator as string, ID_CAP_CHARS)!,
+        };
+      }),
       marks: Array.isArray(marks) ? marks as SupersessionMark[] : [],
+      marks_cut: s.marks_cut === true,
       total: Number(s.total),
       offset,
       limit,

@@ -31,6 +31,13 @@ import type postgres from "postgres";
 /** porsager's transaction handle (what sql.begin hands its callback). */
 type TeamTx = postgres.TransactionSql<Record<string, never>>;
 import { recordConditions, type RecordFilter, sessionConditions, SqlParams } from "./query_sql.ts";
+import {
+  capped,
+  ID_CAP_CHARS,
+  PROJECT_CAP_CHARS,
+  TEXT_CAP_CHARS,
+  TITLE_CAP_CHARS,
+} from "./read_caps.ts";
 
 /** Matching rows past which a needle is "too common" for the trigram aggregate. */
 export const COMMON_PROBE_CAP = 5000;
@@ -348,8 +355,14 @@ export async function fetchHits(
   const ms = p.add(o.groups.map((g) => g.machine));
   const ks = p.add(o.groups.map((g) => g.sessionKey));
   const recFilter: RecordFilter = { ...o.filter, project: null };
-  const cols = `r.record_id, r.role, r.ts_ms, r.seq, r.superseded, r.truncated, r.subagent, ` +
-    `r.text, r.nul_at, r.locator, r.ord`;
+  // Never a column whole: at most one character past each cap crosses the wire (H6,
+  // read_caps.ts); team_render.ts cuts to the local caps and marks what it cut.
+  const cols = `${capped("r.record_id", ID_CAP_CHARS, "record_id")}, r.role, r.ts_ms, r.seq, ` +
+    `r.superseded, r.truncated, r.subagent, ${capped("r.text", TEXT_CAP_CHARS, "text")}, ` +
+    `r.nul_at, ${capped("r.locator", ID_CAP_CHARS, "locator")}, r.ord`;
+  const facts = `s.source, ${capped("s.session_id", ID_CAP_CHARS, "session_id")}, ` +
+    `${capped("s.title", TITLE_CAP_CHARS, "title")}, ` +
+    `${capped("s.project", PROJECT_CAP_CHARS, "project")}, s.source_gone`;
   const groups =
     `unnest(${ms}::text[], ${ks}::text[]) WITH ORDINALITY AS g(machine, session_key, i)`;
   if (o.shape === "tid") {
@@ -366,16 +379,14 @@ export async function fetchHits(
     const q = new SqlParams();
     const tidP = q.add(tids);
     const idxP = q.add(idx.map(String));
-    const sqlText = `SELECT t.i::int AS i, r.machine, r.session_key, s.source, s.session_id, ` +
-      `s.title, s.project, s.source_gone, ${cols} ` +
+    const sqlText = `SELECT t.i::int AS i, r.machine, r.session_key, ${facts}, ${cols} ` +
       `FROM unnest(${tidP}::tid[], ${idxP}::text[]::int[]) AS t(tid, i) ` +
       `JOIN intendant.records r ON r.ctid = t.tid ` +
       `JOIN intendant.sessions s ON s.machine = r.machine AND s.session_key = r.session_key ` +
       `ORDER BY t.i, r.ts_ms DESC, r.ord DESC`;
     return await timed<HitRow[]>(tx, o.clock, sqlText, q.values);
   }
-  const text = `SELECT g.i::int AS i, g.machine, g.session_key, s.source, s.session_id, ` +
-    `s.title, s.project, s.source_gone, h.* FROM ${groups} ` +
+  const text = `SELECT g.i::int AS i, g.machine, g.session_key, ${facts}, h.* FROM ${groups} ` +
     `JOIN intendant.sessions s ON s.machine = g.machine AND s.session_key = g.session_key ` +
     `CROSS JOIN LATERAL (SELECT ${cols} FROM intendant.records r ` +
     `WHERE r.machine = g.machine AND r.session_key = g.session_key AND ` +

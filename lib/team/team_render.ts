@@ -12,6 +12,13 @@
  */
 import { highlight, type SearchGroup, type SearchHit, type Source } from "../message_search/mod.ts";
 import { restoreText } from "./record_row.ts";
+import {
+  capLabel,
+  capMessage,
+  ID_CAP_CHARS,
+  PROJECT_CAP_CHARS,
+  TITLE_CAP_CHARS,
+} from "./read_caps.ts";
 import type { HitRow, TeamCandidate, TeamPos, TeamScan } from "./team_plan.ts";
 
 /** A session group of a team page: the local group plus the machine it lives on. */
@@ -37,20 +44,22 @@ export function parsePosKey(key: string): { machine: string; sessionKey: string 
 }
 
 function renderHit(h: HitRow, needles: readonly string[]): SearchHit {
-  const hl = highlight(restoreText(h.text, h.nul_at), needles);
+  // The local cap on another machine's text (read_caps.ts): a cut message says so.
+  const m = capMessage(restoreText(h.text, h.nul_at));
+  const hl = highlight(m.text, needles);
   return {
-    record_id: h.record_id,
+    record_id: capLabel(h.record_id, ID_CAP_CHARS)!,
     role: h.role === 2 ? "assistant" : "user",
     ts_ms: Number(h.ts_ms),
     seq: h.seq === null ? null : Number(h.seq),
     superseded: h.superseded,
-    truncated: h.truncated,
+    truncated: h.truncated || m.cut,
     subagent: h.subagent,
     snippet: hl.snippet,
     snippet_offset_bytes: hl.snippetOffsetBytes,
     snippet_cut_end: hl.cutEnd,
     ranges: hl.ranges,
-    locator: h.locator,
+    locator: capLabel(h.locator, ID_CAP_CHARS)!,
   };
 }
 
@@ -90,12 +99,12 @@ export function renderTeamPage(
       machine: c.machine,
       session_key: c.sessionKey,
       source: first.source as Source,
-      session_id: first.session_id,
+      session_id: capLabel(first.session_id, ID_CAP_CHARS)!,
       best_ts_ms: c.best,
       total_hits: c.total,
       source_gone: first.source_gone,
-      title: first.title,
-      project: first.project,
+      title: capLabel(first.title, TITLE_CAP_CHARS),
+      project: capLabel(first.project, PROJECT_CAP_CHARS),
       hits: hits.map((h) => renderHit(h, o.needles)),
     };
     const size = enc.encode(JSON.stringify(g)).length + 1;
