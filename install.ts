@@ -1,28 +1,50 @@
 /**
- * `deno task install [--root DIR] [FILE]`: puts an `intendant` command on PATH in one step,
- * with `deno install -g` (a shim in `<root>/bin`, root = --root, else $DENO_INSTALL_ROOT,
- * else ~/.deno). FILE defaults to this checkout's main.ts; `dist/intendant.js` (from
- * `deno task build`) installs the single file instead.
+ * `deno task install [--root DIR] [FILE]`: puts an `intendant` command on PATH in one step
+ * (a shim in `<root>/bin`, root = --root, else $DENO_INSTALL_ROOT, else ~/.deno). FILE
+ * defaults to this checkout's main.ts; `dist/intendant.js` (from `deno task build`)
+ * installs the single file instead.
  *
- * From a checkout, deno install copies deno.json into `<root>/bin/.intendant/` and wants a
- * lockfile beside the copy; deno.json's `lock.frozen` would refuse to create one, and
- * letting it resolve afresh would pick whatever the registry has today. So our deno.lock is
- * copied there first and the install runs with --frozen=false: deno only adds its "links"
- * entry, every package stays at the version this checkout was tested with. The installed
- * command runs the checkout's code (edits apply at once); re-run after changing deno.json.
+ * The shim is written here, not by `deno install -g`, because of two facts (Deno 2.9.6):
+ * deno's shim says `exec deno run …`, which finds `deno` on PATH, and the README's route
+ * (`npx -y deno@2.9.6 task install`) puts none there, so the first `intendant --help` died
+ * with `deno: not found` (exit 127, issue 25); and from a checkout it copies the config
+ * into `<root>/bin/.intendant/` and resolves the packages afresh, ignoring a lockfile put
+ * beside the copy (measured: a seeded lock pinning ms 2.0.0 came out 2.1.3), so the
+ * installed command could run package versions this checkout was never tested with.
+ * Our shim is one line: `exec '<Deno.execPath()>' run --quiet <flags> --config
+ * '<checkout>/runtime/deno.json' '<main.ts URL>' "$@"` — the Deno that installed it by its
+ * absolute path (the same binary `--allow-run` grants and lib/relaunch.ts re-executes for
+ * `--locked`: one deno, named once), the checkout's runtime config with its frozen lock
+ * (only what main.ts imports; a pull applies at once, no reinstall), and its packages from
+ * runtime/node_modules, which `deno task install` itself, running under that config, has
+ * just filled (so the first run fetches nothing). The single file runs with `--no-config`
+ * (a deno.json near it must not leak in). Written atomically with mode 0755; on Windows
+ * the shim is `intendant.cmd`. If that Deno moves (an upgrade, a cleared npx cache), run
+ * `deno task install` again. A `<root>/bin/.intendant/` left by an older, deno-written
+ * install is removed: nothing refers to it any more.
  *
  * The flags (installFlags) are the union of what the subcommands need, never --allow-all,
- * --allow-ffi or --allow-sys. Read and write are unscoped because the paths are per user
- * and per invocation (INTENDANT_HOME, the agent homes, --project, --log-file, TMPDIR): a
- * grant frozen at install time would break the first time one of them moved. The one
- * broad right is running `deno`: `serve --locked` and `run --locked` re-execute the program
- * (lib/relaunch.ts) under the exact, path-scoped profile, and a process that may start
- * deno may start it with any flags. That is the price of the lock-down, and only the
- * launcher holds it; the locked child gets no deno, and no run at all for serve.
+ * --allow-ffi or --allow-sys, so every command runs as the README prints it. Read, write
+ * and net are unscoped because what they must reach is per user and per invocation:
+ * INTENDANT_HOME, the agent homes, --project, --log-file and TMPDIR for read and write; for
+ * net, the daemon's private socket `<state-root>/run/http.sock` (Deno grants a unix socket
+ * only by its exact path or with an unscoped --allow-net; a socket inside an allowed
+ * directory is not covered) and the team database's host:port (INTENDANT_TEAM_URL /
+ * --team). A grant frozen at install time would break the first time one of them moved.
+ * Security: the installed command is not the sandbox. It may start `deno` (the relaunch),
+ * and a process that may start deno may start it with any flags, so narrowing its net or
+ * env would only break real use. The sandbox is `--locked` (`intendant serve --locked`,
+ * likewise mcp, run, team): it re-executes the program under the exact profile of
+ * lib/permissions.ts (net: 127.0.0.1:<port>, that one socket, the team host:port; read and
+ * write per path), and the locked daemon gets no run at all. Env is the variables we read
+ * plus the postgres client's (TEAM_CLIENT_ENV), which it reads on every connect.
  */
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { ENV_VARS_READ } from "./lib/config.ts";
+import { writeFileAtomic } from "./lib/durable/mod.ts";
+import { TEAM_CLIENT_ENV } from "./lib/permissions.ts";
+import { RUNTIME_CONFIG } from "./lib/relaunch.ts";
 
 const ROOT = dirname(fileURLToPath(import.meta.url));
 /** The command's name on PATH. */
@@ -34,67 +56,78 @@ export function installFlags(o: { denoPath: string }): string[] {
     "--no-prompt",
     "--allow-read",
     "--allow-write",
-    // serve binds 127.0.0.1 on any --port; search (and url/token) reach the daemon there.
-    "--allow-net=127.0.0.1",
-    `--allow-env=${ENV_VARS_READ.join(",")}`,
-    // sh and setsid run the runner's commands. deno twice: the shim starts `deno` from
-    // PATH, while relaunch spawns Deno.execPath(), the resolved binary; a symlinked deno
-    // (Homebrew, npm) makes those two different paths, and Deno matches paths exactly.
-    `--allow-run=sh,setsid,deno,${o.denoPath}`,
+    // Unscoped: the daemon's unix socket and the team host are per user (see the header).
+    "--allow-net",
+    `--allow-env=${[...ENV_VARS_READ, ...TEAM_CLIENT_ENV].join(",")}`,
+    // sh and setsid run the runner's commands; the deno the shim runs is the one the
+    // relaunch spawns (Deno.execPath()), and Deno matches run paths exactly.
+    `--allow-run=sh,setsid,${o.denoPath}`,
   ];
 }
 
-/** Options for {@link installArgs}. */
+/** Options for {@link install}. */
 export interface InstallOptions {
-  /** Installation root; the shim goes to `<root>/bin`. */
+  /** The install root: the shim goes to `<root>/bin`. */
   root: string;
   /** The module to install: this checkout's main.ts or a single-file build. */
   module: string;
-  /** The deno binary the relaunch will find (Deno.execPath()). */
+  /** The deno binary the shim runs (Deno.execPath()). */
   denoPath: string;
+  /** Deno.build.os: "windows" gets a `.cmd` shim. */
+  os: string;
 }
 
-/** Whether `module` is the checkout's main.ts (config and lock travel along) or a single file. */
-function fromCheckout(module: string): boolean {
-  return resolve(module) === join(ROOT, "main.ts");
-}
-
-/** The `deno install` argument list. */
-export function installArgs(o: InstallOptions): string[] {
-  const config = fromCheckout(o.module)
-    ? ["--config", join(ROOT, "deno.json"), "--frozen=false"]
-    // The single file imports nothing: a deno.json found near it must not leak in.
+/** The arguments the shim passes to deno, before the user's. */
+export function shimArgs(o: Pick<InstallOptions, "module" | "denoPath">): string[] {
+  const module = resolve(o.module);
+  const config = module === join(ROOT, "main.ts")
+    ? ["--config", join(ROOT, RUNTIME_CONFIG)]
     : ["--no-config"];
-  return [
-    "install",
-    "-g",
-    "-f",
-    "-n",
-    COMMAND_NAME,
-    "--root",
-    o.root,
-    // deno run does not type-check either; a type error elsewhere must not block install.
-    "--no-check",
-    ...config,
-    ...installFlags({ denoPath: o.denoPath }),
-    resolve(o.module),
-  ];
+  // --quiet: Deno's own lines (a package fetch if runtime/node_modules was removed) are
+  // noise to a command's user; the program's output and errors are untouched.
+  return ["run", "--quiet", ...installFlags(o), ...config, pathToFileURL(module).href];
 }
 
-/** Seeds the lockfile (from a checkout), runs deno install; returns its exit code. */
-export async function install(o: InstallOptions): Promise<number> {
-  if (fromCheckout(o.module)) {
-    const dir = join(o.root, "bin", `.${COMMAND_NAME}`);
-    await Deno.mkdir(dir, { recursive: true });
-    await Deno.copyFile(join(ROOT, "deno.lock"), join(dir, "deno.lock"));
+/** `s` as one POSIX sh word (quoted unless it is plainly safe). */
+function shWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'\\''`)}'`;
+}
+
+/** `s` as one cmd.exe word: double-quoted when needed (no Windows path holds `"`), % doubled. */
+function cmdWord(s: string): string {
+  const t = s.replaceAll("%", "%%");
+  return /^[\w@+=:,./\\-]+$/.test(t) ? t : `"${t}"`;
+}
+
+/** The shim's file name and text for `os`. */
+export function shim(o: Omit<InstallOptions, "root">): { name: string; text: string } {
+  const argv = [o.denoPath, ...shimArgs(o)];
+  return o.os === "windows"
+    ? {
+      name: `${COMMAND_NAME}.cmd`,
+      text: `@rem written by intendant install.ts\r\n@${argv.map(cmdWord).join(" ")} %*\r\n`,
+    }
+    : {
+      name: COMMAND_NAME,
+      text: `#!/bin/sh\n# written by intendant install.ts (deno task install)\nexec ${
+        argv.map(shWord).join(" ")
+      } "$@"\n`,
+    };
+}
+
+/** Writes the shim into `<root>/bin`; returns its path. */
+export async function install(o: InstallOptions): Promise<string> {
+  const bin = join(o.root, "bin");
+  await Deno.mkdir(bin, { recursive: true });
+  const { name, text } = shim(o);
+  const path = join(bin, name);
+  await writeFileAtomic(path, text, { mode: 0o755 });
+  try {
+    await Deno.remove(join(bin, `.${COMMAND_NAME}`), { recursive: true });
+  } catch (err) {
+    if (!(err instanceof Deno.errors.NotFound)) throw err;
   }
-  const child = new Deno.Command(o.denoPath, {
-    args: installArgs(o),
-    stdin: "null",
-    stdout: "inherit",
-    stderr: "inherit",
-  }).spawn();
-  return (await child.status).code;
+  return path;
 }
 
 if (import.meta.main) {
@@ -109,14 +142,22 @@ if (import.meta.main) {
     );
     Deno.exit(2);
   }
-  Deno.exit(
-    await install({
-      root: resolve(root),
-      // deno task runs in the checkout; a relative FILE means where the user typed it.
-      module: args[0]
-        ? resolve(Deno.env.get("INIT_CWD") ?? Deno.cwd(), args[0])
-        : join(ROOT, "main.ts"),
-      denoPath: Deno.execPath(),
-    }),
-  );
+  // deno task runs in the checkout; a relative FILE means where the user typed it.
+  const module = args[0]
+    ? resolve(Deno.env.get("INIT_CWD") ?? Deno.cwd(), args[0])
+    : join(ROOT, "main.ts");
+  try {
+    Deno.statSync(module);
+    const denoPath = Deno.execPath();
+    const path = await install({ root: resolve(root), module, denoPath, os: Deno.build.os });
+    console.log(`Installed ${COMMAND_NAME}: ${path} (runs ${denoPath})`);
+    const bin = dirname(path);
+    const sep = Deno.build.os === "windows" ? ";" : ":";
+    if (!(Deno.env.get("PATH") ?? "").split(sep).includes(bin)) {
+      console.log(`Add ${bin} to PATH to run it by name: export PATH="${bin}:$PATH"`);
+    }
+  } catch (err) {
+    console.error(`intendant install: ${err instanceof Error ? err.message : String(err)}`);
+    Deno.exit(1);
+  }
 }

@@ -11,7 +11,7 @@ import {
   teamGrants,
   teamProfile,
 } from "./permissions.ts";
-import { DAEMON_V8_FLAGS, lockedCommand } from "./relaunch.ts";
+import { DAEMON_V8_FLAGS, lockedCommand, RUNTIME_CONFIG } from "./relaunch.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
@@ -84,7 +84,8 @@ Deno.test("--locked relaunches with the deno.json set from a checkout and explic
     projectRoot: "/w",
   });
   assert.ok(fromRepo.includes("-P=serve"));
-  assert.ok(fromRepo.some((a) => a.startsWith("--config=")));
+  // The runtime config: what the child imports and nothing a test or a build needs.
+  assert.ok(fromRepo.includes(`--config=${join(ROOT, RUNTIME_CONFIG)}`), fromRepo.join(" "));
   assert.ok(!fromRepo.some((a) => a.startsWith("--allow-env")), "env comes from the set");
   assert.ok(fromRepo.includes(`--v8-flags=${DAEMON_V8_FLAGS.join(",")}`), "the daemon's V8 flags");
   // The launcher already printed Deno's own start-up lines once (issue 14).
@@ -265,4 +266,42 @@ Deno.test("--locked with a team passes the full env list (an explicit --allow-en
     JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json"))).tasks.team,
     /-P=launch main\.ts team --locked/,
   );
+});
+
+Deno.test("runtime/deno.json mirrors deno.json's permission sets and runtime packages, pinned to deno.lock's versions", () => {
+  const dev = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.json")));
+  const rt = JSON.parse(Deno.readTextFileSync(join(ROOT, RUNTIME_CONFIG)));
+  // -P=<set> reads the set from the config in use: both must declare the same sets.
+  assert.deepEqual(rt.permissions, dev.permissions);
+  // Every runtime import is the dev config's, with the same specifier; none is dev-only.
+  for (const [k, v] of Object.entries(rt.imports)) assert.equal(dev.imports[k], v, k);
+  for (const devOnly of ["esbuild", "playwright-core", "fast-check", "preact", "htm"]) {
+    assert.equal(rt.imports[devOnly], undefined, `${devOnly} is not a runtime package`);
+  }
+  // Installed on first use into runtime/node_modules (quietly, under the tasks' --quiet).
+  assert.equal(rt.nodeModulesDir, "auto");
+  assert.deepEqual(rt.lock, { path: "./deno.lock", frozen: true });
+  // The runtime lock is a subset of deno.lock, entry for entry (same versions, same hashes).
+  const devLock = JSON.parse(Deno.readTextFileSync(join(ROOT, "deno.lock")));
+  const rtLock = JSON.parse(Deno.readTextFileSync(join(ROOT, "runtime", "deno.lock")));
+  for (const [k, v] of Object.entries(rtLock.specifiers)) assert.equal(devLock.specifiers[k], v, k);
+  for (const [k, v] of Object.entries(rtLock.npm)) assert.deepEqual(devLock.npm[k], v, k);
+  for (const name of Object.keys(rtLock.npm)) {
+    assert.doesNotMatch(name, /^(esbuild|@esbuild\/|playwright-core|fast-check|preact|htm)@/);
+  }
+  // Every task that runs main.ts (or install.ts) runs it quietly under the runtime config;
+  // every other deno command installs the dev packages first (deno.json is "manual").
+  for (const [name, task] of Object.entries(dev.tasks as Record<string, string>)) {
+    if (/^deno run .* (main|install)\.ts\b/.test(task)) {
+      assert.ok(
+        task.startsWith(`deno run --quiet --config=${RUNTIME_CONFIG} `),
+        `${name}: ${task}`,
+      );
+    } else if (
+      /^(INTENDANT_\w+=\S+ )?deno (run|test|check) /.test(task.replace(/^deno task deps && /, ""))
+    ) {
+      assert.ok(task.startsWith("deno task deps && "), `${name}: ${task}`);
+    }
+  }
+  assert.equal(dev.nodeModulesDir, "manual");
 });

@@ -11,6 +11,14 @@
  * printed once by the launcher; without it every line appeared twice (issue 14). Only
  * Deno's own diagnostics are silenced: the program's output and an uncaught error's report
  * still reach the inherited stderr.
+ * From a checkout the child runs under runtime/deno.json (RUNTIME_CONFIG), not deno.json:
+ * the runtime config maps only the packages main.ts imports and has a frozen lock of its
+ * own (runtime/deno.lock, every entry identical to deno.lock's, a test checks), with
+ * `"nodeModulesDir": "auto"`, so its packages land in runtime/node_modules on first use,
+ * silently under --quiet, and nothing only the tests or the build need (playwright-core,
+ * esbuild, fast-check, preact) is ever fetched for the program. The launcher ran under the
+ * same config (deno.json's runtime tasks, the installed shim), so the child finds them
+ * installed.
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,6 +33,9 @@ import {
 } from "./permissions.ts";
 
 export const LOCKED_FLAG = "--locked";
+
+/** The runtime config's file name, beside main.ts in a checkout (see the header). */
+export const RUNTIME_CONFIG = "runtime/deno.json";
 
 /**
  * V8 flags of the daemon (serve). A 4 MiB young generation instead of V8's default 16:
@@ -67,8 +78,8 @@ export function lockedCommand(o: RelaunchOptions): string[] {
   const setEnv: readonly string[] = STATIC_PROFILES[mode].env;
   const env = profile.env.every((e) => setEnv.includes(e)) ? [] : profile.env;
   const config = configBeside(o.mainModule);
-  // From a source checkout the child uses the deno.json permission set (the static part of
-  // the profile) plus the per-user paths; the single file spells out every flag.
+  // From a source checkout the child uses the runtime config's permission set (the static
+  // part of the profile) plus the per-user paths; the single file spells out every flag.
   const flags = config
     ? [`--config=${config}`, `-P=${mode}`, ...profileFlags({ ...profile, env, run: [] })]
     : profileFlags(profile);
@@ -96,7 +107,7 @@ export function withoutTeamFlag(args: readonly string[]): string[] {
 
 function configBeside(mainModule: string): string | null {
   if (!mainModule.startsWith("file:")) return null;
-  const config = join(dirname(fileURLToPath(mainModule)), "deno.json");
+  const config = join(dirname(fileURLToPath(mainModule)), RUNTIME_CONFIG);
   try {
     return Deno.statSync(config).isFile ? config : null;
   } catch (err) {

@@ -1,24 +1,39 @@
 /**
  * One-step install, for real: `deno task install --root <tmp>` (from this checkout, and
- * from a single-file bundle) writes a `<tmp>/bin/intendant` shim without --allow-all, and
- * that command works in a hermetic environment: --version, run (sh/setsid), sessions,
- * index, and `serve --locked` (which re-executes deno) with `search` answered by the
- * daemon over 127.0.0.1 while it runs.
+ * from a single-file bundle) writes a `<tmp>/bin/intendant` shim without --allow-all that
+ * runs the Deno that installed it by its absolute path (from the checkout with its
+ * runtime config and frozen lock), and that command works in a
+ * hermetic environment whose PATH holds NO deno (`/usr/bin:/bin`, what the README's npx
+ * route leaves a user with; issue 25): --version, run (sh/setsid), sessions, index, plain
+ * `serve` (its default command: the daemon's private unix socket), a team command (the
+ * postgres client's PG* variables), and `serve --locked` (which re-executes deno) with
+ * `search` answered by the daemon over 127.0.0.1 while it runs.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { resolveConfig } from "../lib/config.ts";
 import { ENV_VARS_READ } from "../lib/config.ts";
-import { installArgs, installFlags } from "../install.ts";
+import { TEAM_CLIENT_ENV } from "../lib/permissions.ts";
+import { RUNTIME_CONFIG } from "../lib/relaunch.ts";
+import { installFlags, shim, shimArgs } from "../install.ts";
 import { waitFor } from "./helpers/cli.ts";
+import { denoDir } from "./helpers/deno_dir.ts";
 import { DENO, hermeticEnv, REPO_ROOT, withTempDir } from "./helpers/temp.ts";
 
 const dec = new TextDecoder();
 
-/** The deno cache of this test run, shared with the installed command (no downloads). */
-async function denoDir(): Promise<string> {
-  const out = await new Deno.Command(DENO, { args: ["info", "--json"], stderr: "null" }).output();
-  return JSON.parse(dec.decode(out.stdout)).denoDir;
+/** A PATH as a fresh machine has it: no deno on it (checked by the tests). */
+export const PATH_WITHOUT_DENO = "/usr/bin:/bin";
+
+/** The shim runs this test's deno by its absolute path, and nothing on PATH. */
+function assertPinned(text: string): void {
+  assert.ok(text.startsWith("#!/bin/sh\n"), text);
+  assert.ok(text.includes(`\nexec ${DENO} run --quiet `), text);
+  assert.doesNotMatch(text, /exec deno /);
+  // The PATH the commands below run with has no deno: the pin is what makes them work.
+  for (const dir of PATH_WITHOUT_DENO.split(":")) {
+    assert.throws(() => Deno.statSync(join(dir, "deno")), Deno.errors.NotFound);
+  }
 }
 
 async function installInto(root: string, file: string[] = []): Promise<string> {
@@ -30,6 +45,15 @@ async function installInto(root: string, file: string[] = []): Promise<string> {
   }).output();
   assert.equal(r.code, 0, dec.decode(r.stderr));
   return join(root, "bin", "intendant");
+}
+
+function existsFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound) return false;
+    throw err;
+  }
 }
 
 /** SIGTERM to `child` unless it already exited (its status and stderr then say why). */
@@ -44,7 +68,7 @@ function stop(child: Deno.ChildProcess): void {
 /** Exercises an installed command in a hermetic environment rooted at `world`. */
 async function exercise(bin: string, world: string): Promise<void> {
   const env: Record<string, string> = {
-    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    PATH: PATH_WITHOUT_DENO,
     DENO_DIR: await denoDir(),
     NO_COLOR: "1",
     DENO_NO_UPDATE_CHECK: "1",
@@ -76,35 +100,62 @@ async function exercise(bin: string, world: string): Promise<void> {
   assert.ok(listed.stdout.includes(id), listed.stdout);
   assert.match(listed.stdout, /Check the installed wombat command/);
   assert.match((await run(["index"])).stdout, /^intendant +1 /m);
+  // A team command reaches the postgres client, which reads PG* variables on every connect:
+  // nothing listens on port 1, so it fails connecting (exit 1, the connect hint), never on
+  // a variable the command may not read.
+  const team = await cmd(["team", "status", "--team", "postgres://u@127.0.0.1:1/db"]).output();
+  const teamErr = dec.decode(team.stderr);
+  assert.equal(team.code, 1, teamErr);
+  assert.doesNotMatch(teamErr, /Requires \w+ access|NotCapable/);
+  assert.match(teamErr, /\nhint: check the team URL's host and port/);
+
+  // Plain serve (the installed command's default), unlocked: it listens on 127.0.0.1 and on
+  // its private unix socket in the state root.
+  const cfg = resolveConfig(env, { cwd: world });
+  await serveUntilAnswering(cmd(["--port", "0"]), cfg.daemonJsonPath);
 
   // serve --locked re-executes deno under the narrow profile; port 0 picks a free port.
-  const cfg = resolveConfig(env, { cwd: world });
-  const daemon = cmd(["serve", "--locked", "--port", "0"]).spawn();
+  await serveUntilAnswering(
+    cmd(["serve", "--locked", "--port", "0"]),
+    cfg.daemonJsonPath,
+    async () => {
+      // The daemon answers over loopback: a refused connection or a missing net grant would
+      // print a note on stderr and fall back to the store.
+      const found = await run(["search", "wombat", "--json"]);
+      assert.equal(found.stderr, "");
+      assert.equal(JSON.parse(found.stdout).groups[0].session_id, id);
+    },
+  );
+}
+
+/**
+ * Starts `serve`, waits until its API answers, runs `then`, stops it with SIGTERM and
+ * asserts a clean exit (0, with its stderr as the message otherwise).
+ */
+async function serveUntilAnswering(
+  serve: Deno.Command,
+  daemonJsonPath: string,
+  then: () => Promise<void> = async () => {},
+): Promise<void> {
+  const daemon = serve.spawn();
   const served = Promise.all([daemon.status, new Response(daemon.stderr).text()]);
   void daemon.stdout.cancel();
+  let exited = false;
+  void daemon.status.then(() => (exited = true));
   try {
-    await waitFor(
-      () => {
-        try {
-          return Deno.statSync(cfg.daemonJsonPath).isFile;
-        } catch {
-          return false;
-        }
-      },
-      60_000,
-      "daemon.json",
-    );
-    const info = JSON.parse(Deno.readTextFileSync(cfg.daemonJsonPath));
+    // An early exit ends the wait at once; its code and stderr are asserted below.
+    await waitFor(() => exited || existsFile(daemonJsonPath), 60_000, "daemon.json");
+    if (exited) {
+      const [status, stderr] = await served;
+      assert.fail(`serve exited before answering (code ${status.code}): ${stderr}`);
+    }
+    const info = JSON.parse(Deno.readTextFileSync(daemonJsonPath));
     const cov = await fetch(`http://127.0.0.1:${info.port}/api/coverage`, {
       headers: { authorization: `Bearer ${info.token}` },
     });
     assert.equal(cov.status, 200);
     await cov.body?.cancel();
-    // The daemon answers over loopback: a refused connection or a missing net grant would
-    // print a note on stderr and fall back to the store.
-    const found = await run(["search", "wombat", "--json"]);
-    assert.equal(found.stderr, "");
-    assert.equal(JSON.parse(found.stdout).groups[0].session_id, id);
+    await then();
   } finally {
     stop(daemon);
   }
@@ -112,30 +163,49 @@ async function exercise(bin: string, world: string): Promise<void> {
   assert.equal(status.code, 0, stderr);
 }
 
-Deno.test("the installed command's flags: no --allow-all, ffi or sys; env only the documented variables", () => {
+Deno.test("the installed command's flags: no --allow-all, ffi or sys; env the variables any command reads", () => {
   const flags = installFlags({ denoPath: "/opt/deno/bin/deno" });
   assert.ok(!flags.some((f) => /^(-A|--allow-all|--allow-ffi|--allow-sys|--allow-import)/.test(f)));
-  assert.ok(flags.includes("--allow-net=127.0.0.1"));
-  assert.ok(flags.includes(`--allow-env=${ENV_VARS_READ.join(",")}`));
-  assert.ok(flags.includes("--allow-run=sh,setsid,deno,/opt/deno/bin/deno"));
-  const fromCheckout = installArgs({
-    root: "/r",
-    module: join(REPO_ROOT, "main.ts"),
-    denoPath: "/d",
-  });
-  assert.deepEqual(fromCheckout.slice(0, 7), [
-    "install",
-    "-g",
-    "-f",
-    "-n",
-    "intendant",
-    "--root",
-    "/r",
+  // Unscoped net: the daemon's unix socket and the team host are per user (install.ts).
+  assert.ok(flags.includes("--allow-net"));
+  assert.ok(flags.includes(`--allow-env=${[...ENV_VARS_READ, ...TEAM_CLIENT_ENV].join(",")}`));
+  // The one deno the shim runs; no bare "deno" to find on PATH.
+  assert.ok(flags.includes("--allow-run=sh,setsid,/opt/deno/bin/deno"));
+  const fromCheckout = shimArgs({ module: join(REPO_ROOT, "main.ts"), denoPath: "/d" });
+  // The runtime config (only what main.ts imports, its lock frozen), never the dev config.
+  assert.deepEqual(fromCheckout.slice(-3), [
+    "--config",
+    join(REPO_ROOT, RUNTIME_CONFIG),
+    `file://${join(REPO_ROOT, "main.ts")}`,
   ]);
-  assert.ok(fromCheckout.includes(join(REPO_ROOT, "deno.json")));
-  const single = installArgs({ root: "/r", module: "/x/intendant.js", denoPath: "/d" });
-  assert.ok(single.includes("--no-config"));
-  assert.equal(single.at(-1), "/x/intendant.js");
+  assert.ok(!fromCheckout.includes(join(REPO_ROOT, "deno.json")));
+  const single = shimArgs({ module: "/x/intendant.js", denoPath: "/d" });
+  assert.deepEqual(single.slice(-2), ["--no-config", "file:///x/intendant.js"]);
+});
+
+Deno.test("shim() names one deno by its absolute path, quoted for sh, and writes a .cmd on Windows", () => {
+  const sh = shim({
+    module: "/a b/intendant.js",
+    denoPath: "/home/o'neil/.npm/_npx/x/deno",
+    os: "linux",
+  });
+  assert.equal(sh.name, "intendant");
+  const lines = sh.text.split("\n");
+  assert.equal(lines[0], "#!/bin/sh");
+  assert.ok(
+    lines[2]!.startsWith(`exec '/home/o'\\''neil/.npm/_npx/x/deno' run --quiet --no-prompt `),
+    lines[2],
+  );
+  // The path is a URL (its space escaped); the user's arguments pass through untouched.
+  assert.ok(lines[2]!.endsWith(` --no-config file:///a%20b/intendant.js "$@"`), lines[2]);
+  assert.equal(lines.length, 4, "three lines and a final newline");
+  const cmd = shim({
+    module: "C:/x/intendant.js",
+    denoPath: "C:\\Program Files\\deno.exe",
+    os: "windows",
+  });
+  assert.equal(cmd.name, "intendant.cmd");
+  assert.match(cmd.text, /^@rem .*\r\n@"C:\\Program Files\\deno\.exe" run --quiet .* %\*\r\n$/);
 });
 
 Deno.test("deno task install (from the checkout) puts a working intendant on PATH", () =>
@@ -145,6 +215,7 @@ Deno.test("deno task install (from the checkout) puts a working intendant on PAT
     const shim = Deno.readTextFileSync(bin);
     assert.doesNotMatch(shim, /--allow-all|\s-A\s|--allow-ffi|--allow-sys/);
     assert.match(shim, /main\.ts/);
+    assertPinned(shim);
     await exercise(bin, join(real, "world"));
   }));
 
@@ -161,9 +232,10 @@ Deno.test("deno task install dist/intendant.js installs the single file, which w
     assert.equal(built.code, 0, dec.decode(built.stderr));
     const bin = await installInto(join(real, "inst"), [file]);
     const shim = Deno.readTextFileSync(bin);
-    // deno install gives every command a config of its own; the checkout's must not leak in.
+    // The single file runs with --no-config: the checkout's config must not leak in.
     assert.doesNotMatch(shim, /--allow-all|\s-A\s|--allow-ffi|--allow-sys/);
     assert.ok(!shim.includes(join(REPO_ROOT, "deno.json")));
     assert.match(shim, /intendant\.js/);
+    assertPinned(shim);
     await exercise(bin, join(real, "world"));
   }));

@@ -16,7 +16,7 @@ import { MAIN, runIntendant } from "./helpers/cli.ts";
 import { DENO, hermeticEnv, REPO_ROOT, withTempDir } from "./helpers/temp.ts";
 import { resolveConfig } from "../lib/config.ts";
 import { mcpProfile, STATIC_PROFILES } from "../lib/permissions.ts";
-import { lockedCommand } from "../lib/relaunch.ts";
+import { lockedCommand, RUNTIME_CONFIG } from "../lib/relaunch.ts";
 import { serverCommand } from "../lib/mcp/mod.ts";
 import { plantedKeys } from "./helpers/secret_keys.ts";
 import { callTool as call, connectMcp, type ToolText } from "./helpers/mcp_client.ts";
@@ -314,7 +314,7 @@ Deno.test("intendant mcp --print-config prints a valid snippet for each client",
       assert.equal(p.command, DENO, c);
       assert.deepEqual(p.args.slice(-2), ["mcp", "--locked"], c);
       assert.ok(p.args.includes(MAIN), c);
-      assert.ok(p.args.includes(`--config=${join(REPO_ROOT, "deno.json")}`), c);
+      assert.ok(p.args.includes(`--config=${join(REPO_ROOT, RUNTIME_CONFIG)}`), c);
       assert.deepEqual(p.env, want, c);
     }
     const bad = await runIntendant(root, ["mcp", "--print-config", "emacs"], { env });

@@ -16,6 +16,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { resolveConfig } from "../config.ts";
+import { RUNTIME_CONFIG } from "../relaunch.ts";
 import {
   CLIENT_CONFIG_PLACE,
   clientConfig,
@@ -146,7 +147,7 @@ function printConfig(client: string, io: CliIo): number {
   let hasConfig = false;
   if (mainModule.startsWith("file:")) {
     try {
-      hasConfig = Deno.statSync(join(dirname(fileURLToPath(mainModule)), "deno.json")).isFile;
+      hasConfig = Deno.statSync(join(dirname(fileURLToPath(mainModule)), RUNTIME_CONFIG)).isFile;
     } catch (err) {
       if (!(err instanceof Deno.errors.NotFound)) throw err;
     }

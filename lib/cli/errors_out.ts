@@ -4,6 +4,11 @@
  * Messages quote values that can come from anywhere (argv, paths and ids from agent homes,
  * a mock script's text), so each is printed through lib/text terminalSafe: one line, no
  * terminal controls; a stack keeps its line breaks.
+ * A Deno permission check that failed (NotCapable, or PermissionDenied carrying Deno's
+ * "Requires <kind> access to" wording; also found as the cause of another error) names
+ * the permission and the flag that grants it: the process was started with too narrow a
+ * set of flags, which ownership of the state root has nothing to do with. A real
+ * operating-system refusal (EACCES on the state root) keeps the ownership hint.
  */
 import {
   AmbiguousPrefixError,
@@ -47,6 +52,60 @@ const TEAM_HINTS: Record<TeamDbErrorKind, string> = {
     "machine's own role (`intendant team add-machine NAME` prints its URL)",
 };
 
+/** What a failed Deno permission check asked for: its kind and the value, when named. */
+export interface MissingPermission {
+  kind: "read" | "write" | "net" | "env" | "run" | "sys" | "ffi" | "import";
+  value: string | null;
+}
+
+/**
+ * The permission a Deno permission check refused in `err` (or in its cause chain), parsed
+ * from Deno's message `Requires <kind> access to "<value>", run again with …`; null when
+ * `err` is no such refusal.
+ */
+export function missingPermission(err: unknown): MissingPermission | null {
+  for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (!(e instanceof Deno.errors.NotCapable || e instanceof Deno.errors.PermissionDenied)) {
+      continue;
+    }
+    const m = /Requires (read|write|net|env|run|sys|ffi|import) access(?: to "([^"]*)")?/
+      .exec(e.message);
+    if (m) return { kind: m[1] as MissingPermission["kind"], value: m[2] ?? null };
+  }
+  return null;
+}
+
+/** The hint for a refused permission check: the flag that grants it, and the locked route. */
+function permissionHint(p: MissingPermission, command: string | null): string {
+  const flag = p.value === null
+    ? `--allow-${p.kind}`
+    : `--allow-${p.kind}=${terminalSafe(p.value)}`;
+  return `this process was started without that permission: add ${flag} (or run \`intendant ${
+    command ?? "serve"
+  } --locked\`, which computes the exact profile)`;
+}
+
+/**
+ * What the daemon's DaemonBusyError (lib/server/daemon.ts) says is taken. Read by shape:
+ * the error is an AddrInUse carrying `busy`, and the CLI may import only the server's door.
+ */
+type Busy =
+  | { kind: "port"; host: string; port: number }
+  | { kind: "state_root"; pid: number | null; port: number | null };
+
+function busyOf(err: unknown): Busy | null {
+  if (!(err instanceof Deno.errors.AddrInUse)) return null;
+  const b = (err as { busy?: Busy }).busy;
+  return b?.kind === "port" || b?.kind === "state_root" ? b : null;
+}
+
+function busyHint(b: Busy): string {
+  if (b.kind === "port") return "pass --port N or set INTENDANT_PORT";
+  const stop = b.pid === null ? "stop it" : `stop it (kill ${b.pid})`;
+  return `that daemon is already serving: open its link (\`intendant url\`), ${stop}, or ` +
+    "point INTENDANT_HOME at another state root";
+}
+
 /** Prints `err` and returns the exit code. */
 export function reportError(
   err: unknown,
@@ -55,6 +114,14 @@ export function reportError(
 ): number {
   const msg = terminalSafe(err instanceof Error ? err.message : String(err));
   const help = command ? `intendant ${command} --help` : "intendant --help";
+  // First: a refused permission check can surface inside any other error (as its cause).
+  const missing = missingPermission(err);
+  if (missing) {
+    // Deno's "run again with the --allow-x flag" tail is replaced by the hint's exact flag.
+    const what = msg.replace(/, run again with the --allow-[a-z]+ flag/, "");
+    write(`intendant: ${what}\nhint: ${permissionHint(missing, command)}\n`);
+    return EXIT_FAILURE;
+  }
   if (err instanceof InvalidInputError || err instanceof RangeError) {
     write(`intendant: ${msg}\nhint: see \`${help}\`\n`);
     return EXIT_USAGE;
@@ -85,6 +152,11 @@ export function reportError(
   if (err instanceof AmbiguousPrefixError) {
     write(`intendant: ${msg}\nhint: give more characters of the id\n`);
     return EXIT_AMBIGUOUS;
+  }
+  const busy = busyOf(err);
+  if (busy) {
+    write(`intendant: ${msg}\nhint: ${busyHint(busy)}\n`);
+    return EXIT_BUSY;
   }
   if (
     err instanceof LockHeldError || err instanceof StalePublishError ||

@@ -2,7 +2,8 @@
  * `intendant mcp --print-config <client>`: the exact snippet that registers this
  * intendant's MCP server with a client. The command is how THIS intendant runs:
  *  - from a checkout (main.ts with deno.json beside it): the absolute deno binary running
- *    `--config=<deno.json> -P=launch <main.ts> mcp --locked` — the small launch set that
+ *    `--config=<runtime/deno.json> -P=launch <main.ts> mcp --locked` (the runtime config:
+ *    only the packages the program imports, installed on demand) — the small launch set that
  *    computes the MCP profile and re-executes under it (lib/relaunch.ts), exactly as
  *    `deno task start` does for serve; the config is named because clients start servers
  *    from any directory;
@@ -31,6 +32,7 @@ import { InvalidInputError } from "../errors.ts";
 import { shellQuote } from "../catalog/mod.ts";
 import { expandPath } from "../config.ts";
 import { SOURCE_HOME_RULES } from "../source_homes.ts";
+import { RUNTIME_CONFIG } from "../relaunch.ts";
 
 export const MCP_CLIENTS = ["claude", "codex", "gemini", "cursor"] as const;
 export type McpClient = (typeof MCP_CLIENTS)[number];
@@ -104,7 +106,7 @@ export function serverCommand(l: Launcher, env: Record<string, string> = {}): Se
   if (l.installed) return { command: l.installed, args: ["mcp", "--locked"], env };
   const main = fileURLToPath(l.mainModule);
   const args = l.hasConfig
-    ? ["run", "--quiet", `--config=${join(dirname(main), "deno.json")}`, "-P=launch", main]
+    ? ["run", "--quiet", `--config=${join(dirname(main), RUNTIME_CONFIG)}`, "-P=launch", main]
     : ["run", "--quiet", "--allow-env", "--allow-read", "--allow-run", main];
   if (isNpxCachePath(l.denoPath)) {
     return {

@@ -11,11 +11,16 @@
  * no machine, or this machine's name, reads the local files as before — and a session of
  * this machine that is no longer here (deleted locally, still published) falls back to
  * the team copy rather than failing.
+ * Asked for tool calls, an external session whose calls could not be read (the catalog's
+ * `activity` is partial or unavailable: a refused or missing source file, OpenCode and
+ * Goose keeping theirs in database rows) says so in one line with the catalog's reason, so
+ * an agent never takes "no tool calls shown" for "no tool calls made".
  */
 import { z } from "zod";
 import {
   DETAIL_MAX_LIMIT,
   type DetailEntry,
+  type SessionDetail,
   sessionDetail,
   type ToolCallEntry,
 } from "../catalog/mod.ts";
@@ -127,6 +132,8 @@ export async function readSession(
     `entries ${d.offset}–${d.offset + d.entries.length - 1} of ${d.total}` +
       `${withTools ? "" : " (prose only: tool calls hidden)"}:`,
   );
+  const toolsNote = withTools ? activityNote(d.activity) : null;
+  if (toolsNote) out.add(toolsNote);
   let next: number | null = d.offset + d.entries.length < d.total
     ? d.offset + d.entries.length
     : null;
@@ -163,6 +170,16 @@ export async function readSession(
     );
   }
   return out.text(notes.join("\n"));
+}
+
+/** The line saying why tool calls are missing, or null when they were all read (or none exist). */
+function activityNote(a: SessionDetail["activity"]): string | null {
+  if (!a || a.state === "ok") return null;
+  // The reason is the catalog's sentence (reason codes, counts), still passed through field().
+  const why = field(a.reason ?? "the source files could not be read");
+  return a.state === "unavailable"
+    ? `(tool calls not shown: ${why})`
+    : `(some tool calls may be missing: ${why})`;
 }
 
 /** One entry as text, or null when it is not shown in this mode. */

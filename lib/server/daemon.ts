@@ -30,7 +30,7 @@ import {
   type SweepProgress,
   type SweepReport,
 } from "../message_search/mod.ts";
-import { gcTrash } from "../catalog/mod.ts";
+import { finishInterruptedDeletes, gcTrash } from "../catalog/mod.ts";
 import { createApp } from "./app.ts";
 import { SEARCH_PAGE_BUDGET_BYTES } from "./coverage_route.ts";
 import { loadOrCreateToken, watchTokenFile } from "./token_file.ts";
@@ -96,12 +96,73 @@ const SHUTDOWN_GRACE_MS = 2_000;
 const SOCKET_PATH_MAX_BYTES = 103;
 
 /**
- * Makes `path` free for the daemon's socket: a socket left by a killed daemon (a connect
- * is refused) is removed; one that answers belongs to a daemon serving this state root
- * now, and two daemons on one state root would fight over daemon.json and the index, so
- * that is refused like a taken port (AddrInUse, exit 6).
+ * Why the daemon cannot start where it was asked to (exit 6, busy): `port`, another
+ * program holds the TCP port; `state_root`, another daemon answers on this state root's
+ * socket (its pid and port from daemon.json when that file is sane). An AddrInUse, so
+ * every caller that treats a taken port as busy keeps doing so; `busy` lets the CLI's one
+ * printer say which fix applies (lib/cli/errors_out.ts).
  */
-async function claimSocketPath(path: string): Promise<void> {
+export class DaemonBusyError extends Deno.errors.AddrInUse {
+  readonly busy:
+    | { kind: "port"; host: string; port: number }
+    | { kind: "state_root"; socket: string; pid: number | null; port: number | null };
+  constructor(busy: DaemonBusyError["busy"], options?: ErrorOptions) {
+    // Lower case after the CLI's "intendant: ", as the README quotes them (Troubleshooting).
+    super(
+      busy.kind === "port"
+        ? `port ${busy.port} on ${busy.host} is in use`
+        : `another intendant daemon is serving this state root${
+          knownOf(busy)
+        }: its socket "${busy.socket}" answers`,
+      options,
+    );
+    this.name = "DaemonBusyError";
+    this.busy = busy;
+  }
+}
+
+/** ` (pid N, port P)`, with what daemon.json told; "" when it told nothing. */
+function knownOf(b: { pid: number | null; port: number | null }): string {
+  const known = [b.pid === null ? null : `pid ${b.pid}`, b.port === null ? null : `port ${b.port}`]
+    .filter((x) => x !== null);
+  return known.length > 0 ? ` (${known.join(", ")})` : "";
+}
+
+/** Whether a daemon answers on the unix socket `path` now. */
+async function socketAnswers(path: string): Promise<boolean> {
+  try {
+    (await Deno.connect({ transport: "unix", path })).close();
+    return true;
+  } catch (err) {
+    if (err instanceof Deno.errors.NotFound || err instanceof Deno.errors.ConnectionRefused) {
+      return false;
+    }
+    throw err;
+  }
+}
+
+/** The state-root refusal, with the live daemon's pid and port when daemon.json names them. */
+async function stateRootBusy(cfg: ResolvedConfig, cause?: unknown): Promise<DaemonBusyError> {
+  const d = await readDaemonFile(cfg.daemonJsonPath);
+  return new DaemonBusyError(
+    {
+      kind: "state_root",
+      socket: cfg.daemonSocketPath,
+      pid: d?.pid ?? null,
+      port: d?.port ?? null,
+    },
+    cause === undefined ? undefined : { cause },
+  );
+}
+
+/**
+ * Makes the daemon's socket path free: a socket left by a killed daemon (a connect is
+ * refused) is removed; one that answers belongs to a daemon serving this state root now,
+ * and two daemons on one state root would fight over daemon.json and the index, so that is
+ * refused like a taken port (DaemonBusyError, exit 6).
+ */
+async function claimSocketPath(cfg: ResolvedConfig): Promise<void> {
+  const path = cfg.daemonSocketPath;
   ensurePrivateDirSync(dirname(path));
   const bytes = new TextEncoder().encode(path).length;
   if (bytes > SOCKET_PATH_MAX_BYTES) {
@@ -109,20 +170,32 @@ async function claimSocketPath(path: string): Promise<void> {
       `State root path is too long for the daemon's private socket: "${path}" is ${bytes} bytes, at most ${SOCKET_PATH_MAX_BYTES}; set INTENDANT_HOME to a shorter directory`,
     );
   }
-  try {
-    (await Deno.connect({ transport: "unix", path })).close();
-  } catch (err) {
-    if (err instanceof Deno.errors.NotFound) return;
-    if (!(err instanceof Deno.errors.ConnectionRefused)) throw err;
-    await removeIfExists(path);
-    return;
-  }
-  throw new Deno.errors.AddrInUse(
-    `Another intendant daemon is serving this state root (its socket "${path}" answers)`,
-  );
+  if (await socketAnswers(path)) throw await stateRootBusy(cfg);
+  await removeIfExists(path);
 }
 
-/** Starts serving. Throws Deno.errors.AddrInUse when the port is taken. */
+/**
+ * Listens on the configured TCP port. A taken port is a DaemonBusyError: `state_root` when
+ * this state root's own daemon holds it (the second `intendant serve` on one home, the
+ * common case: the fix is that daemon, not another port), `port` otherwise.
+ */
+async function listenTcp(cfg: ResolvedConfig): Promise<Deno.Listener> {
+  try {
+    return Deno.listen({ hostname: cfg.server.host, port: cfg.server.port });
+  } catch (err) {
+    if (!(err instanceof Deno.errors.AddrInUse)) throw err;
+    // A socket path too long to connect to cannot be ours: claimSocketPath says so later.
+    const ours = new TextEncoder().encode(cfg.daemonSocketPath).length <= SOCKET_PATH_MAX_BYTES &&
+      await socketAnswers(cfg.daemonSocketPath);
+    if (ours) throw await stateRootBusy(cfg, err);
+    throw new DaemonBusyError(
+      { kind: "port", host: cfg.server.host, port: cfg.server.port },
+      { cause: err },
+    );
+  }
+}
+
+/** Starts serving. Throws DaemonBusyError (an AddrInUse) when the port or the state root is taken. */
 export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): Promise<Daemon> {
   const loaded = await loadOrCreateToken(cfg.stateRoot);
   if (loaded.replaced === "malformed" || loaded.replaced === "refused") {
@@ -142,6 +215,8 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
   await indexer.startup();
   // Trash entries past their keep time are removed at start; a failure to remove one is
   // logged and never keeps the daemon from serving.
+  // A delete a crash cut short is finished before anything is listed (H9).
+  await finishInterruptedDeletes({ stateRoot: cfg.stateRoot, logsDir: cfg.logsDir, store });
   await gcTrash({ stateRoot: cfg.stateRoot }).catch((err) =>
     o.logger?.(`intendant: trash cleanup failed: ${(err as Error).message}`)
   );
@@ -163,11 +238,11 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
   // daemon.json is removed.
   let stopping: Promise<void> | null = null;
   // The port first: a taken port fails here (AddrInUse, exit 6) before anything else opens.
-  const listener = Deno.listen({ hostname: cfg.server.host, port: cfg.server.port });
+  const listener = await listenTcp(cfg);
   const socketPath = cfg.daemonSocketPath;
   let server: Deno.HttpServer<Deno.UnixAddr>;
   try {
-    await claimSocketPath(socketPath);
+    await claimSocketPath(cfg);
     server = Deno.serve(
       { path: socketPath, onListen: () => {} },
       (req) => app ? app.fetch(req) : new Response("starting", { status: 503 }),

@@ -4,15 +4,23 @@
  * replay). The manifest entry's `meta.files` names the source files; each is opened
  * contained in the tool's home — derived from a record whose locator names it
  * (absolute path = home + "/" + locator file), so every directory between the home and
- * the file is checked too — or, for a file no record names, its own directory.
+ * the file is checked too — or, for a file no record names, its own directory. For a
+ * source whose home rule names read roots (lib/source_homes.ts: Gemini `tmp/`, Qwen
+ * `projects/`, Copilot `session-state/`, Cursor `projects/`, Droid `sessions/` and
+ * `projects/`), the open is contained in the read root that holds the file, not the home:
+ * the locked daemon is granted exactly those roots (lib/permissions.ts sourceReadGrants),
+ * and an lstat of the home itself was refused (NotCapable) — every tool call of those five
+ * sources vanished under `serve --locked`. The read needs what the profile grants, and
+ * nothing wider is granted for it.
  * Bounds: at most ACTIVITY_MAX_SESSION_BYTES read per session over all its files (the
  * rest is reported truncated/unavailable), lines capped (jsonl_walk.ts), parses cached
  * (cache.ts). Fail-closed: a gone, missing, refused (symlink, hardlink, not regular) or
  * unreadable file leaves its tools out and says so in `activity`; the prose rows, their
  * order and flags are never touched, so paging and jump-to-hit keep working.
  */
-import { basename, dirname, isAbsolute } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import type { MessageRecord, Source } from "../../message_search/mod.ts";
+import { type HomeRule, SOURCE_HOME_RULES } from "../../source_homes.ts";
 import type { ExternalModel } from "../external_detail.ts";
 import type { ActivityStatus } from "../types.ts";
 import { ACTIVITY_CACHE, type ActivityCache } from "./cache.ts";
@@ -73,9 +81,25 @@ export interface AttachOptions {
 }
 
 /** One of the entry's files, located for a contained open. */
-interface Located extends SourceFile {
+export interface Located extends SourceFile {
   /** The path locators name (relative to the home), or the base name when no home is known. */
   shown: string;
+}
+
+/**
+ * `f` contained in the read root of `source` that holds it (see the header); `f` itself
+ * when the rule grants the whole home or no read root holds the file (the read then says
+ * why it failed). `shown` stays the path locators name.
+ */
+export function withinReadRoot(source: Source, f: Located): Located {
+  const rule: HomeRule | undefined = Object.hasOwn(SOURCE_HOME_RULES, source)
+    ? SOURCE_HOME_RULES[source as keyof typeof SOURCE_HOME_RULES]
+    : undefined;
+  for (const r of rule?.readRoots ?? []) {
+    if (r === "" || !f.rel.startsWith(`${r}/`)) continue;
+    return { ...f, root: join(f.root, r), rel: f.rel.slice(r.length + 1) };
+  }
+  return f;
 }
 
 /** Where each of the entry's files is, relative to the tool home its records name. */
@@ -153,7 +177,7 @@ export async function attachActivity(
   }
   const joins: JoinFile[] = [];
   let budget = maxBytes;
-  for (const f of locate(m)) {
+  for (const f of locate(m).map((l) => withinReadRoot(m.entry.source, l))) {
     if (!isAbsolute(f.root)) {
       status.files.push({ file: f.shown, state: "unavailable", reason: "bad_name" });
       continue;

@@ -12,7 +12,7 @@ import { extractedModel } from "../../../tests/helpers/fixtures/external_model.t
 import { rolloutRel, RolloutWriter } from "../../../tests/fixtures/codex_fixture.ts";
 import { withTempDir } from "../../../tests/helpers/temp.ts";
 import type { ExternalModel } from "../external_detail.ts";
-import { attachActivity } from "./attach.ts";
+import { attachActivity, withinReadRoot } from "./attach.ts";
 import { ActivityCache } from "./cache.ts";
 
 /** A real Codex rollout under `home` (`zst`: compressed), extracted by the real extractor. */
@@ -126,3 +126,28 @@ Deno.test("attachActivity says why a database source's detail has no tool calls 
       closeSharedSnapshots();
     }
   }));
+
+Deno.test("withinReadRoot() contains a file in the granted read root that holds it, and nothing wider", () => {
+  const f = {
+    root: "/h/.gemini",
+    rel: "tmp/p1/chats/session-1.json",
+    shown: "tmp/p1/chats/session-1.json",
+  };
+  // The locked profile grants ~/.gemini/tmp, not ~/.gemini: the open starts there.
+  assert.deepEqual(withinReadRoot("gemini", f), {
+    ...f,
+    root: "/h/.gemini/tmp",
+    rel: "p1/chats/session-1.json",
+  });
+  const droid = { root: "/h/.factory", rel: "projects/x/s.jsonl", shown: "projects/x/s.jsonl" };
+  assert.equal(withinReadRoot("droid", droid).root, "/h/.factory/projects");
+  // A rule without read roots grants its whole home; a file under no read root is left as it
+  // was (its open is then refused and says so), never widened.
+  const codex = { root: "/h/.codex", rel: "sessions/2026/r.jsonl", shown: "sessions/2026/r.jsonl" };
+  assert.deepEqual(withinReadRoot("codex", codex), codex);
+  const stray = { root: "/h/.qwen", rel: "other/s.jsonl", shown: "other/s.jsonl" };
+  assert.deepEqual(withinReadRoot("qwen", stray), stray);
+  // A read root's name as a prefix of another directory is not that root.
+  const near = { root: "/h/.gemini", rel: "tmpfoo/s.json", shown: "tmpfoo/s.json" };
+  assert.deepEqual(withinReadRoot("gemini", near), near);
+});

@@ -26,7 +26,7 @@ const SOURCE_READS = new Mutex();
 
 /** Where a source file is, for a contained open. */
 export interface SourceFile {
-  /** The directory the open is contained in (the tool's home when known). */
+  /** The directory the open is contained in: the granted read root holding the file (attach.ts). */
   root: string;
   /** The path under `root`: plain components only. */
   rel: string;
