@@ -17,7 +17,7 @@ import { DENO, hermeticEnv, REPO_ROOT, withTempDir } from "./helpers/temp.ts";
 import { resolveConfig } from "../lib/config.ts";
 import { mcpProfile, STATIC_PROFILES } from "../lib/permissions.ts";
 import { lockedCommand, RUNTIME_CONFIG } from "../lib/relaunch.ts";
-import { serverCommand } from "../lib/mcp/mod.ts";
+import { isNpxCachePath, serverCommand } from "../lib/mcp/mod.ts";
 import { plantedKeys } from "./helpers/secret_keys.ts";
 import { callTool as call, connectMcp, type ToolText } from "./helpers/mcp_client.ts";
 import { plantUserMessage as plant } from "./fixtures/plant.ts";
@@ -310,8 +310,14 @@ Deno.test("intendant mcp --print-config prints a valid snippet for each client",
         parsed[c] = { command: words[0]!, args: words.slice(1), env: Object.fromEntries(vars) };
       }
     }
+    // A Deno in npx's cache (CI's, and the README's route) is named through npx.
+    const viaNpx = isNpxCachePath(DENO);
     for (const [c, p] of Object.entries(parsed)) {
-      assert.equal(p.command, DENO, c);
+      if (viaNpx) {
+        assert.equal(p.command, "npx", c);
+        assert.deepEqual(p.args.slice(0, 2), ["-y", `deno@${Deno.version.deno}`], c);
+        assert.ok(!p.args.some((a) => a.includes("_npx")), c);
+      } else assert.equal(p.command, DENO, c);
       assert.deepEqual(p.args.slice(-2), ["mcp", "--locked"], c);
       assert.ok(p.args.includes(MAIN), c);
       assert.ok(p.args.includes(`--config=${join(REPO_ROOT, RUNTIME_CONFIG)}`), c);

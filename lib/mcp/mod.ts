@@ -21,6 +21,7 @@ export {
   CLIENT_CONFIG_PLACE,
   clientConfig,
   homeVariables,
+  isNpxCachePath,
   MCP_CLIENTS,
   serverCommand,
 } from "./client_config.ts";
