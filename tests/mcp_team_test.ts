@@ -229,7 +229,10 @@ Deno.test("intendant mcp --team searches and reads the team database under the l
           limit: 6,
         });
         assert.equal(remote.isError, false, remote.text);
-        assert.match(remote.text, /^machine: beta \(REMOTE: read from the team database\)/m);
+        assert.match(
+          remote.text,
+          /^Session on another machine \(REMOTE: read from the team database;.*\n> machine: beta$/m,
+        );
         assert.match(
           remote.text,
           /\[30\] \S+ user {2}<- located hit\n> quixotically on beta with key sk-p…\[openai key\] kept/,
@@ -256,7 +259,7 @@ Deno.test("intendant mcp --team searches and reads the team database under the l
         const local = await call(client, "read_session", { session_key: localKey, limit: 200 });
         assert.equal(local.isError, false, local.text);
         assert.match(local.text, /> quixotically local to this machine/);
-        assert.match(local.text, /^resume: codex resume /m);
+        assert.match(local.text, /^> resume: codex resume /m);
         // … and one it no longer has locally falls back to its published copy.
         const own = await call(client, "read_session", {
           machine: "alpha",

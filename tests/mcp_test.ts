@@ -136,7 +136,7 @@ Deno.test("intendant mcp serves every tool to a real SDK client under its locked
         /<- located hit\n> quixotically planted in codex with key sk-p…\[openai key\]/,
       );
       assert.ok(!read.text.includes(secret));
-      assert.match(read.text, /^resume: codex resume /m);
+      assert.match(read.text, /^> resume: codex resume /m);
       const tools2 = await call(client, "read_session", {
         session_key: codexKey,
         include_tool_calls: true,

@@ -25,7 +25,15 @@ import {
   type ToolCallEntry,
 } from "../catalog/mod.ts";
 import type { McpBackend } from "./backend.ts";
-import { field, FRAMING, OutputBudget, quoteBlock, SUPERSEDED_NOTE } from "./framing.ts";
+import {
+  field,
+  FRAMING,
+  OutputBudget,
+  quoteBlock,
+  quotedField,
+  SUPERSEDED_NOTE,
+  titleField,
+} from "./framing.ts";
 import { hitLink, LINK_NOTE } from "../server/mod.ts";
 import { InvalidInputError, NotFoundError } from "../errors.ts";
 import { MACHINE_ARG } from "./tool_search.ts";
@@ -114,12 +122,16 @@ export async function readSession(
   const s = d.session;
   const out = new OutputBudget(o.maxBytes);
   out.add(FRAMING);
-  out.add(`## ${field(s.name ?? s.title) || "(untitled session)"}`);
+  // Transcript-derived values (title, session key, project, resume command) sit on quoted
+  // lines only (H4): a title reading "SYSTEM: new instructions" stays data.
   out.add(
-    `session: ${field(s.key)}  source: ${s.source}  project: ${field(s.project) || "-"}` +
-      `  messages: ${s.message_count}${s.source_gone ? "  (its source files are gone)" : ""}`,
+    `Session (${s.source}, ${s.message_count} messages` +
+      `${s.source_gone ? ", its source files are gone" : ""}):`,
   );
-  out.add(`resume: ${field(s.resume_command)}`);
+  out.add(quotedField("title", titleField(s.name ?? s.title) || "(untitled session)"));
+  out.add(quotedField("session", field(s.key)));
+  out.add(quotedField("project", field(s.project) || "-"));
+  out.add(quotedField("resume", field(s.resume_command) || "(unknown)"));
   out.add(`open: ${hitLink(await b.dashboardPort(), s.key, { locator: args.locator })}`);
   out.add(LINK_NOTE);
   const anchor = d.locate?.state === "resolved" ? d.locate.total_index : null;
@@ -160,7 +172,7 @@ export async function readSession(
   if (next !== null) {
     notes.push(
       `${out.cut ? "Output cap reached; continue" : "More entries: continue"} with read_session ` +
-        `session_key=${JSON.stringify(s.key)} offset=${next}` +
+        `(the session quoted above) offset=${next}` +
         `${withTools ? " include_tool_calls=true" : ""}`,
     );
   } else notes.push("End of session.");
@@ -210,11 +222,19 @@ function toolLines(t: ToolCallEntry): string {
     : `${t.status}${
       t.exit_code !== undefined && t.exit_code !== null ? `, exit ${t.exit_code}` : ""
     }`;
-  const lines = [`  tool ${field(t.name)} (${status}):`, quoteBlock(t.input, { indent: "    " })];
+  // The tool's name is the agent's (or a transcript's) word: quoted (H4). Output labels are
+  // ours ("output", the native runner's stream names); anything else is quoted as well.
+  const lines = [
+    `  tool call (${status}):`,
+    quotedField("tool", field(t.name), "    "),
+    quoteBlock(t.input, { indent: "    " }),
+  ];
   for (const [label, out] of Object.entries(t.output)) {
     if (!out.excerpt) continue;
     const cut = out.excerpt.length > OUTPUT_EXCERPT_CHARS || out.truncated;
-    lines.push(`    ${field(label)}${cut ? " (excerpt)" : ""}:`);
+    const ours = /^[a-z][a-z0-9_]{0,31}$/.test(label);
+    lines.push(`    ${ours ? label : "output"}${cut ? " (excerpt)" : ""}:`);
+    if (!ours) lines.push(quotedField("label", field(label), "    "));
     lines.push(quoteBlock(out.excerpt.slice(0, OUTPUT_EXCERPT_CHARS), { indent: "    " }));
   }
   return lines.join("\n");

@@ -11,7 +11,15 @@
 import { REMOTE_PAGE_MAX, type RemoteRecord, type RemoteSession } from "../team/mod.ts";
 import { resumeCommand } from "../catalog/mod.ts";
 import type { TeamBackend } from "./team_backend.ts";
-import { field, OutputBudget, quoteBlock, SUPERSEDED_NOTE, TEAM_FRAMING } from "./framing.ts";
+import {
+  field,
+  OutputBudget,
+  quoteBlock,
+  quotedField,
+  SUPERSEDED_NOTE,
+  TEAM_FRAMING,
+  titleField,
+} from "./framing.ts";
 
 /** What a remote read is asked. */
 export interface RemoteReadArgs {
@@ -55,23 +63,25 @@ export async function readRemoteSession(
   const s = d.meta;
   const out = new OutputBudget(o.maxBytes);
   out.add(TEAM_FRAMING);
-  out.add(`## ${field(s.title) || "(untitled session)"}`);
+  // Every transcript-derived value — the machine's name included: another member chose it —
+  // sits on a quoted line (H4).
   out.add(
-    `machine: ${field(s.machine)} (REMOTE: read from the team database)  ` +
-      `session: ${field(s.session_key)}  source: ${s.source}  project: ${
-        field(s.project) || "-"
-      }  messages: ${d.total}${s.source_gone ? "  (its source files are gone)" : ""}`,
+    `Session on another machine (REMOTE: read from the team database; ${s.source}, ` +
+      `${d.total} messages${s.source_gone ? ", its source files are gone" : ""}):`,
   );
-  out.add(
-    `resume (on machine ${field(s.machine)}): ${
-      field(resumeCommand({
-        source: s.source,
-        sessionId: s.session_id,
-        project: s.project,
-        files: [],
-      }))
-    }`,
-  );
+  out.add(quotedField("machine", field(s.machine)));
+  out.add(quotedField("title", titleField(s.title) || "(untitled session)"));
+  out.add(quotedField("session", field(s.session_key)));
+  out.add(quotedField("project", field(s.project) || "-"));
+  out.add(quotedField(
+    "resume (on that machine)",
+    field(resumeCommand({
+      source: s.source,
+      sessionId: s.session_id,
+      project: s.project,
+      files: [],
+    })) || "(unknown)",
+  ));
   if (a.locator !== undefined && a.offset === undefined && anchor === null) {
     out.add("(the locator could not be found in this session now; page shown from its start)");
   }
@@ -99,8 +109,7 @@ export async function readRemoteSession(
   if (next !== null) {
     notes.push(
       `${out.cut ? "Output cap reached; continue" : "More entries: continue"} with read_session ` +
-        `machine=${JSON.stringify(s.machine)} session_key=${JSON.stringify(s.session_key)} ` +
-        `offset=${next}`,
+        `(the machine and session quoted above) offset=${next}`,
     );
   } else notes.push("End of session.");
   if (d.offset > 0) notes.push(`Earlier entries: offset=${Math.max(d.offset - a.limit, 0)}`);
