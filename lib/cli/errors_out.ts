@@ -28,7 +28,12 @@ import {
   EXIT_USAGE,
 } from "./exit_codes.ts";
 import { terminalSafe } from "../text/mod.ts";
-import { TeamDbError, type TeamDbErrorKind } from "../team/mod.ts";
+import { connectionLostReason, TeamDbError, type TeamDbErrorKind } from "../team/mod.ts";
+
+/** The hint for a lost team connection (also the client-fault guard's). */
+export const TEAM_LOST_HINT = "PostgreSQL restarted or the network dropped: run the command " +
+  "again in a moment (a publish is one transaction per batch: nothing is half-written, the " +
+  "next run resumes)";
 
 /**
  * One hint per team-database failure (lib/team connect.ts kinds). The messages are already
@@ -50,6 +55,7 @@ const TEAM_HINTS: Record<TeamDbErrorKind, string> = {
     "than this intendant needs an upgraded intendant",
   privilege: "run it as the role that ran `intendant team init`, or connect as this " +
     "machine's own role (`intendant team add-machine NAME` prints its URL)",
+  lost: TEAM_LOST_HINT,
 };
 
 /** What a failed Deno permission check asked for: its kind and the value, when named. */
@@ -111,6 +117,7 @@ export function reportError(
   err: unknown,
   write: (s: string) => void,
   command: string | null,
+  o: { team?: boolean } = {},
 ): number {
   const msg = terminalSafe(err instanceof Error ? err.message : String(err));
   const help = command ? `intendant ${command} --help` : "intendant --help";
@@ -143,6 +150,16 @@ export function reportError(
   // this run (never usage: the command line was fine), whatever the kind.
   if (err instanceof TeamDbError) {
     write(`intendant: ${msg}\nhint: ${TEAM_HINTS[err.kind]}\n`);
+    return EXIT_FAILURE;
+  }
+  // The team database's connection went away mid-command (H8): the client's and the
+  // server's own wording, reduced to one line (its message names host:port, never a password).
+  const lost = connectionLostReason(err, { team: o.team });
+  if (lost) {
+    write(
+      `intendant: lost the connection to the team database: ${terminalSafe(lost)}\n` +
+        `hint: ${TEAM_HINTS.lost}\n`,
+    );
     return EXIT_FAILURE;
   }
   if (err instanceof NotFoundError) {

@@ -4,6 +4,8 @@
  */
 import type { CliIo, Command } from "./io.ts";
 import { reportError } from "./errors_out.ts";
+import { installClientFaultGuard } from "./client_fault_guard.ts";
+import { ENV_TEAM_URL } from "../config.ts";
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 import { terminalSafe } from "../text/mod.ts";
 import { runCommandCli } from "./cmd_run.ts";
@@ -62,6 +64,20 @@ flags:
 `;
 }
 
+/**
+ * Whether this invocation may talk to the team database: `team …`, `--team`, or the
+ * team URL in the environment (which serve and index honour). Only decides how a bare
+ * socket error is reported (as the team connection lost, H8).
+ */
+function usesTeam(
+  name: string,
+  rest: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): boolean {
+  return name === "team" || rest.some((a) => a === "--team" || a.startsWith("--team=")) ||
+    !!env[ENV_TEAM_URL]?.trim();
+}
+
 /** Runs one CLI invocation; returns the exit code. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   if (argv[0] === "--help" || argv[0] === "-h" || argv[0] === "help") {
@@ -89,9 +105,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     io.stdout(`usage: ${cmd.usage}\n\n${cmd.summary}\n`);
     return EXIT_OK;
   }
+  // The postgres client's own faults (a restart mid-command) become one line, not a
+  // crash (H8); a daemon keeps serving.
+  const team = usesTeam(cmd.name, rest, io.env);
+  installClientFaultGuard({
+    daemon: cmd.name === "serve" || cmd.name === "mcp",
+    team,
+    stderr: io.stderr,
+    exit: io.exit,
+  });
   try {
     return await cmd.run(rest, io);
   } catch (err) {
-    return reportError(err, io.stderr, cmd.name);
+    return reportError(err, io.stderr, cmd.name, { team });
   }
 }

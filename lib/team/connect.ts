@@ -37,6 +37,7 @@
  */
 import postgres from "postgres";
 import type { TeamUrl } from "./team_url.ts";
+import { connectionLostReason } from "./connection_faults.ts";
 
 /** Which check failed. */
 export type TeamDbErrorKind =
@@ -49,7 +50,9 @@ export type TeamDbErrorKind =
   | "pg_trgm"
   | "settings"
   | "schema"
-  | "privilege";
+  | "privilege"
+  /** The connection went away while opening or using it (a restart, a dropped network). */
+  | "lost";
 
 /** A team database that cannot be opened or used; the message names the redacted URL. */
 export class TeamDbError extends Error {
@@ -160,6 +163,12 @@ function connectError(url: TeamUrl, e: unknown, timeoutMs: number): TeamDbError 
       );
     }
   }
+  // A server restarting ("the database system is starting up", 57P03) or a connection cut
+  // during the handshake: run again in a moment, the URL is fine.
+  const lost = connectionLostReason(e);
+  if (lost && url.sslmode !== "require" && !url.sslmode.startsWith("verify")) {
+    return new TeamDbError("lost", `Cannot open ${where}: ${lost}`);
+  }
   if (/tls|ssl|certificate/i.test(msg) || (e as { name?: string })?.name === "InvalidData") {
     return new TeamDbError(
       "tls",
@@ -259,6 +268,8 @@ export async function openTeamDb(url: TeamUrl, o: OpenTeamDbOptions = {}): Promi
   } catch (e) {
     await close().catch(() => {});
     if (e instanceof TeamDbError) throw e;
+    const lost = connectionLostReason(e);
+    if (lost) throw new TeamDbError("lost", `Lost ${where} while checking it: ${lost}`);
     throw new TeamDbError("connect", `Cannot use ${where}: ${errText(e)}`);
   }
 }

@@ -77,3 +77,4 @@ export type { TeamService, TeamServiceOptions, TeamServiceStatus } from "./team_
 export { startTeamService } from "./team_service.ts";
 export type { Publisher, PublisherOptions, PublishReport } from "./publish.ts";
 export { createPublisher, DEFAULT_BATCH_BYTES, DEFAULT_BATCH_RECORDS } from "./publish.ts";
+export { connectionLostReason, isClientFault } from "./connection_faults.ts";

@@ -46,6 +46,11 @@ export interface PgCluster {
   socketDir: string;
   /** The UTF-8 locale the cluster was initialised with. */
   locale: string;
+  /**
+   * Restarts the server as a crash would (`pg_ctl restart -m immediate`: every connection
+   * is cut, the same port and options come back); resolves once it accepts again.
+   */
+  restart(): Promise<void>;
   /** Stops the server and removes its dir; idempotent. */
   stop(): Promise<void>;
 }
@@ -302,6 +307,22 @@ export async function startPgCluster(
       dataDir,
       socketDir,
       locale: tc.locale,
+      async restart() {
+        const r = await pgRun(tc, "pg_ctl", [
+          "restart",
+          "-D",
+          dataDir,
+          "-m",
+          "immediate",
+          "-w",
+          "-t",
+          String(START_TIMEOUT_S),
+          "-l",
+          join(tmp, "server-restart.log"),
+        ], tmp);
+        if (!r.ok) throw new Error(`pg_ctl restart failed for "${dataDir}": ${r.out}`);
+        await waitAccepting(port);
+      },
       async stop() {
         if (stopped) return;
         stopped = true;
