@@ -39,6 +39,9 @@
  * finds the same way, as does a compaction that meets a damaged base. A quarantined shard
  * whose sources are gone cannot be re-derived: it stays quarantined (coverage reports it
  * lost) and nothing re-triggers a sweep for it, so damage never loops.
+ * A session is reported gone only when discovery could look for it: sessions published
+ * from a file discovery held (Discovery.held: a database it could not list) keep their
+ * state, and the files discovery skipped are named in the source's errors (its notes).
  */
 import type { Store } from "./store/mod.ts";
 import {
@@ -532,12 +535,15 @@ export class Indexer {
         };
         sources[ex.source] = s;
         let units: SessionUnit[];
+        let held = new Set<string>();
         try {
           const d = await ex.discover();
           units = d.units;
           for (const [k, n] of Object.entries(d.skipped)) {
             s.skipped[`discovery:${k}`] = (s.skipped[`discovery:${k}`] ?? 0) + n;
           }
+          held = new Set(d.held ?? []);
+          for (const note of d.notes ?? []) s.errors.push(`discovery: ${note}`);
         } catch (err) {
           s.errors.push(`discovery: ${err instanceof Error ? err.message : String(err)}`);
           continue;
@@ -575,6 +581,8 @@ export class Indexer {
         await window.push(end, { kind: "source_end", source: ex.source, s });
         for (const [key, entry] of Object.entries(manifest.sessions)) {
           if (entry.source !== ex.source || seen.has(key) || entry.source_gone) continue;
+          // Its file could not be listed this sweep (Discovery.held): unknown, not gone.
+          if (entry.meta.files.some((f) => held.has(f))) continue;
           const update: ShardUpdate = {
             kind: "gone",
             key,

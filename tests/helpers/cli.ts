@@ -17,9 +17,10 @@ export interface CliResult {
 function command(
   root: string,
   args: string[],
-  o: { cwd?: string; env?: Record<string, string> } = {},
+  o: { cwd?: string; env?: Record<string, string>; signal?: AbortSignal } = {},
 ) {
   return new Deno.Command(DENO, {
+    signal: o.signal,
     args: ["run", "-A", "--quiet", MAIN, ...args],
     cwd: o.cwd ?? root,
     clearEnv: true,
@@ -34,15 +35,24 @@ function command(
   });
 }
 
-/** Runs intendant to completion. */
+/**
+ * Runs intendant to completion; with `timeoutMs`, a run still going then is killed
+ * (SIGTERM) and reported `timedOut` — a hang is a result, not a stuck test.
+ */
 export async function runIntendant(
   root: string,
   args: string[],
-  o: { cwd?: string; env?: Record<string, string> } = {},
-): Promise<CliResult> {
-  const out = await command(root, args, o).output();
+  o: { cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<CliResult & { timedOut?: boolean }> {
+  const signal = o.timeoutMs === undefined ? undefined : AbortSignal.timeout(o.timeoutMs);
+  const out = await command(root, args, { ...o, signal }).output();
   const dec = new TextDecoder();
-  return { code: out.code, stdout: dec.decode(out.stdout), stderr: dec.decode(out.stderr) };
+  return {
+    code: out.code,
+    stdout: dec.decode(out.stdout),
+    stderr: dec.decode(out.stderr),
+    ...(signal?.aborted ? { timedOut: true } : {}),
+  };
 }
 
 /** A running intendant whose stdout is collected as it arrives. */

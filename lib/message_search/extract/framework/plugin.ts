@@ -74,10 +74,13 @@ export { isJsonObject, type JsonLine, parseJsonLine } from "./json_line.ts";
 export { RootSetCache } from "./root_set_cache.ts";
 export {
   columnOrNull,
+  type ListedSession,
   type ListSessions,
   type ListStoreOptions,
   listStoreSessions,
   perSnapshotWatermarks,
+  STORE_SESSIONS_MAX,
+  type StoreListing,
   type WatermarkOf,
   type Watermarks,
 } from "./sqlite_sessions.ts";

@@ -24,10 +24,23 @@
  *   ignores frames after the last valid commit frame (checksums + salts).
  * - Bounded: the database plus WAL over `maxBytes` is refused (`db_too_large`) before any
  *   byte is copied; a file that grows past the cap mid-copy is refused too.
+ * - Bounded in time (issue 26 H1): the database is the agent's, so it may be hostile — a
+ *   `session` table that is a view over `WITH RECURSIVE c(n) AS (… UNION ALL …)` runs
+ *   forever, synchronously, on the thread that asked (node:sqlite has no progress handler
+ *   and no interrupt). So every connection carries an authorizer that refuses, at
+ *   prepare time, recursive CTEs, any read through a view or a CTE (every SELECT/READ
+ *   SQLite attributes to one; our own statements use neither) and ATTACH; and {@link SqliteSnapshot.refusal} lets a
+ *   source refuse, before its first query, a table it reads that is not a plain table (a
+ *   view, a virtual table) or that has generated columns (their expressions run on every
+ *   read). What is left — our own fixed statements on plain tables, no joins, LIMITs —
+ *   costs time linear in the copy, which the size cap bounds. A refused database is
+ *   skipped and named (`db_hostile`), never retried into a hang.
+ * - An empty file (what `sqlite3 new.db` leaves, or a writer for an instant at creation)
+ *   is retried like a busy store, then reported `db_empty`: skipped, never "busy" for good.
  * Errors: every failure is a typed {@link SnapshotFailure} value, never a throw, except
  * programming errors (bad options → RangeError) and a state directory we cannot create.
  */
-import { DatabaseSync, type SQLInputValue } from "node:sqlite";
+import { constants, DatabaseSync, type SQLInputValue } from "node:sqlite";
 import { join } from "node:path";
 import { createNewFileSync, ensurePrivateDirSync, openContained } from "../../../durable/mod.ts";
 import { noteSourceOpen } from "../../io_stats.ts";
@@ -51,6 +64,8 @@ export type SnapshotFailure =
   | "db_too_large"
   /** The first 16 bytes are not the SQLite magic. */
   | "db_not_sqlite"
+  /** A 0-byte file through every attempt. */
+  | "db_empty"
   /** A writer was active during every attempt (journal present, or files moved). */
   | "db_busy"
   /** SQLite reported the copy malformed / not a database. */
@@ -81,15 +96,24 @@ export interface SqliteSnapshot {
   readonly sig: StoreSig;
   /** Column names of `table` (empty when the table does not exist). */
   columns(table: string): Set<string>;
+  /**
+   * Why the store's `tables` must not be queried: `db_hostile` when one of them is a view,
+   * a virtual table or has generated columns (see the header); null when each is a plain
+   * table or absent (absence is the source's schema check).
+   */
+  refusal(tables: readonly string[]): "db_hostile" | null;
   /** Runs a read query; a SQLite error comes back as a failure reason, never a throw. */
   all(sql: string, ...params: SQLInputValue[]): QueryResult;
   close(): void;
 }
 
-/** A query's rows or why it failed (`db_schema`: a table/column this version lacks). */
+/**
+ * A query's rows or why it failed (`db_schema`: a table/column this version lacks;
+ * `db_hostile`: the authorizer refused it).
+ */
 export type QueryResult =
   | { ok: true; rows: Record<string, unknown>[] }
-  | { ok: false; reason: "db_corrupt" | "db_busy" | "db_schema" | "db_error" };
+  | { ok: false; reason: "db_corrupt" | "db_busy" | "db_schema" | "db_error" | "db_hostile" };
 
 /** Options of {@link openSqliteSnapshot}. */
 export interface SnapshotOptions {
@@ -193,8 +217,10 @@ async function copyContained(
 /** Classifies a SQLite error by its message (node:sqlite gives no numeric code here). */
 export function classifySqliteError(
   err: unknown,
-): "db_corrupt" | "db_busy" | "db_schema" | "db_error" {
+): "db_corrupt" | "db_busy" | "db_schema" | "db_error" | "db_hostile" {
   const msg = err instanceof Error ? err.message.toLowerCase() : String(err).toLowerCase();
+  // The authorizer's refusals: "not authorized", "access to t.c is prohibited".
+  if (msg.includes("not authorized") || msg.includes("is prohibited")) return "db_hostile";
   if (msg.includes("locked") || msg.includes("busy")) return "db_busy";
   if (msg.includes("malformed") || msg.includes("not a database") || msg.includes("corrupt")) {
     return "db_corrupt";
@@ -230,7 +256,8 @@ export async function openSqliteSnapshot(
   ensurePrivateDirSync(tempDir);
   for (let attempt = 0;; attempt++) {
     const r = await attemptSnapshot(dbPath, tempDir, maxBytes);
-    if (r.ok || r.reason !== "db_busy" || attempt >= retries) return r;
+    const transient = !r.ok && (r.reason === "db_busy" || r.reason === "db_empty");
+    if (!transient || attempt >= retries) return r;
     await new Promise((res) => setTimeout(res, retryDelayMs * (attempt + 1)));
   }
 }
@@ -261,8 +288,12 @@ async function attemptSnapshot(
     const main = await copyContained(dbPath, { dir, name: "store.db" }, maxBytes);
     if (!main.ok) return main;
     if (new TextDecoder("latin1").decode(main.head.subarray(0, 16)) !== SQLITE_MAGIC) {
-      // An empty file is what a writer leaves for an instant at creation: busy, not junk.
-      return { ok: false, reason: main.bytes === 0 ? "db_busy" : "db_not_sqlite" };
+      // An empty file is what a writer leaves for an instant at creation: retried, and
+      // named as empty (not busy: busy holds a source) when it stays so.
+      return {
+        ok: false,
+        reason: main.bytes === 0 ? (before.wal === null ? "db_empty" : "db_busy") : "db_not_sqlite",
+      };
     }
     if (before.wal !== null) {
       const wal = await copyContained(
@@ -297,6 +328,7 @@ function openCopy(copy: string, sig: StoreSig): SnapshotOpen {
       rw.close();
     }
     db = new DatabaseSync(copy, { readOnly: true });
+    guardConnection(db);
     db.prepare("SELECT count(*) FROM sqlite_master").get();
   } catch (err) {
     db?.close();
@@ -306,8 +338,29 @@ function openCopy(copy: string, sig: StoreSig): SnapshotOpen {
   return { ok: true, snapshot: snapshotOf(db, sig) };
 }
 
+/**
+ * The authorizer every connection to an agent's store carries (see the header): no
+ * recursive CTE, nothing read through a view or trigger, no ATTACH. Refusals surface as
+ * "not authorized" (classified `db_hostile`).
+ */
+export function guardConnection(db: DatabaseSync): void {
+  db.setAuthorizer((action, _a1, _a2, _dbName, viewOrTrigger) => {
+    if (action === constants.SQLITE_RECURSIVE || action === constants.SQLITE_ATTACH) {
+      return constants.SQLITE_DENY;
+    }
+    if (
+      (action === constants.SQLITE_SELECT || action === constants.SQLITE_READ) &&
+      viewOrTrigger !== null
+    ) {
+      return constants.SQLITE_DENY;
+    }
+    return constants.SQLITE_OK;
+  });
+}
+
 function snapshotOf(db: DatabaseSync, sig: StoreSig): SqliteSnapshot {
   const cols = new Map<string, Set<string>>();
+  const refusals = new Map<string, "db_hostile" | null>();
   let closed = false;
   const all = (sql: string, ...params: SQLInputValue[]): QueryResult => {
     try {
@@ -329,12 +382,41 @@ function snapshotOf(db: DatabaseSync, sig: StoreSig): SqliteSnapshot {
       return c;
     },
     all,
+    refusal(tables: readonly string[]): "db_hostile" | null {
+      for (const t of tables) {
+        let r = refusals.get(t);
+        if (r === undefined) {
+          r = tableRefusal(all, t);
+          refusals.set(t, r);
+        }
+        if (r) return r;
+      }
+      return null;
+    },
     close(): void {
       if (closed) return;
       closed = true;
       db.close();
     },
   };
+}
+
+/** `db_hostile` unless `table` is a plain table without generated columns, or absent. */
+function tableRefusal(
+  all: (sql: string, ...params: SQLInputValue[]) => QueryResult,
+  table: string,
+): "db_hostile" | null {
+  const m = all("SELECT type, sql FROM sqlite_master WHERE name = ? COLLATE NOCASE", table);
+  if (!m.ok) return "db_hostile";
+  for (const row of m.rows) {
+    if (row.type === "index" || row.type === "trigger") continue;
+    if (row.type !== "table") return "db_hostile";
+    if (typeof row.sql === "string" && /^\s*CREATE\s+VIRTUAL\b/i.test(row.sql)) return "db_hostile";
+  }
+  // hidden: 1 a virtual table's hidden column, 2 and 3 generated (VIRTUAL, STORED).
+  const x = all("SELECT count(*) AS n FROM pragma_table_xinfo(?) WHERE hidden != 0", table);
+  if (!x.ok || Number(x.rows[0]?.n ?? 0) > 0) return "db_hostile";
+  return null;
 }
 
 function isPermission(err: unknown): boolean {

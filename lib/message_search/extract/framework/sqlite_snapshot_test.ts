@@ -77,10 +77,12 @@ Deno.test("openSqliteSnapshot refuses what it must, as typed reasons", async () 
       ok: false,
       reason: "db_not_sqlite",
     });
+    // A 0-byte file (what `sqlite3 new.db` leaves) is retried, then named empty, not busy
+    // (busy would hold the whole source, H1).
     Deno.writeFileSync(join(dir, "empty.db"), new Uint8Array());
     assert.deepEqual(await openSqliteSnapshot(join(dir, "empty.db"), o), {
       ok: false,
-      reason: "db_busy",
+      reason: "db_empty",
     });
     const db = liveDb(dir);
     db.close();
@@ -161,5 +163,46 @@ Deno.test("the SQLite sources run under the locked profile (read homes + state, 
     assert.deepEqual(names(join(state, "sqlite")), []);
     ocw.db!.close();
     gw.db!.close();
+  });
+});
+
+Deno.test("a snapshot refuses views, virtual tables and generated columns, and its connection refuses recursion", async () => {
+  await withDir(async (dir) => {
+    const path = join(dir, "hostile.db");
+    const w = new DatabaseSync(path);
+    w.exec(`CREATE TABLE plain (id TEXT);
+      INSERT INTO plain VALUES ('a');
+      CREATE VIEW looped AS WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c)
+        SELECT n AS id FROM c;
+      CREATE VIEW crossed AS SELECT a.id FROM plain a, plain b;
+      CREATE TABLE gen (id TEXT, big TEXT AS (printf('%.*c', 100000000, 'x')));
+      CREATE VIRTUAL TABLE vt USING fts5(id);`);
+    w.close();
+    const r = await openSqliteSnapshot(path, { tempDir: join(dir, "state") });
+    assert.ok(r.ok);
+    const s = r.snapshot;
+    try {
+      assert.equal(s.refusal(["plain"]), null);
+      assert.equal(s.refusal(["missing_table"]), null, "absence is the schema check's");
+      for (const t of ["looped", "crossed", "gen", "vt"]) {
+        assert.equal(s.refusal(["plain", t]), "db_hostile", t);
+      }
+      // Even unchecked, the connection refuses a view's body and any recursive CTE at once.
+      const t0 = Date.now();
+      assert.deepEqual(s.all("SELECT count(*) FROM looped"), { ok: false, reason: "db_hostile" });
+      assert.deepEqual(s.all("SELECT count(*) FROM crossed"), { ok: false, reason: "db_hostile" });
+      assert.deepEqual(
+        s.all(
+          "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT count(*) FROM c",
+        ),
+        { ok: false, reason: "db_hostile" },
+      );
+      assert.ok(Date.now() - t0 < 1_000, "refused at prepare time, not after running");
+      const plain = s.all("SELECT id FROM plain");
+      assert.ok(plain.ok);
+      assert.deepEqual(plain.rows.map((r) => r.id), ["a"]);
+    } finally {
+      s.close();
+    }
   });
 });

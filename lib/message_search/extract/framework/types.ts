@@ -58,6 +58,14 @@ export interface Discovery {
   units: SessionUnit[];
   /** Entries refused during discovery, by reason (e.g. ".bak sibling", "not a regular file"). */
   skipped: Record<string, number>;
+  /**
+   * Files whose sessions could not be listed this sweep (a database kept busy, empty,
+   * corrupt, hostile): every session published from one of them is kept as it is — not
+   * reported gone — until the file lists again.
+   */
+  held?: string[];
+  /** What was skipped, named (a file and why): shown with the source's coverage. */
+  notes?: string[];
 }
 
 /** One source's extractor. */

@@ -15,6 +15,7 @@
  */
 import {
   columnOrNull as col,
+  type ListSessions,
   perSnapshotWatermarks,
   type WatermarkOf,
   type Watermarks,
@@ -32,28 +33,37 @@ export interface GooseDbLimits {
 
 const FATAL = new TextDecoder("utf-8", { fatal: true });
 
-function schemaOk(snap: SqliteSnapshot): boolean {
+/** Why the store's tables cannot be read: hostile (a view …), or lacking a needed column. */
+function schemaRefusal(snap: SqliteSnapshot): string | null {
+  const hostile = snap.refusal(["sessions", "messages"]);
+  if (hostile) return hostile;
   const s = snap.columns("sessions");
   const m = snap.columns("messages");
-  return s.has("id") && ["id", "session_id", "role", "content_json"].every((c) => m.has(c));
+  const ok = s.has("id") && ["id", "session_id", "role", "content_json"].every((c) => m.has(c));
+  return ok ? null : "db_schema";
 }
 
-/** The listable session ids (never `hidden` ones). */
-export function listGooseSessions(
-  snap: SqliteSnapshot,
-): { ok: true; ids: string[] } | { ok: false; reason: string } {
-  if (!schemaOk(snap)) return { ok: false, reason: "db_schema" };
+/**
+ * The listable sessions (never `hidden` ones). One database per data dir, so no copy
+ * competes with another: no freshness is read.
+ */
+export const listGooseSessions: ListSessions = (snap, o) => {
+  const bad = schemaRefusal(snap);
+  if (bad) return { ok: false, reason: bad };
   const type = col(snap, "sessions", "session_type");
   const r = snap.all(
-    `SELECT id FROM sessions WHERE typeof(id) = 'text' AND coalesce(${type}, 'user') != 'hidden' ORDER BY id`,
+    `SELECT id FROM sessions WHERE typeof(id) = 'text' AND coalesce(${type}, 'user') != 'hidden'
+     ORDER BY id LIMIT ?`,
+    o.max + 1,
   );
   if (!r.ok) return { ok: false, reason: r.reason };
-  return { ok: true, ids: r.rows.map((row) => row.id as string) };
-}
+  return { ok: true, sessions: r.rows.map((row) => ({ id: row.id as string, updated: null })) };
+};
 
 function watermarks(snap: SqliteSnapshot): Watermarks {
   let out: Watermarks;
-  if (!schemaOk(snap)) out = { hold: "db_schema" };
+  const bad = schemaRefusal(snap);
+  if (bad) out = { hold: bad };
   else {
     const sc = (n: string) => col(snap, "sessions", n);
     const s = snap.all(
@@ -94,7 +104,8 @@ export function readGooseSession(
   sessionId: string,
   o: { limits: GooseDbLimits; file: string },
 ): SessionRead {
-  if (!schemaOk(snap)) return { ok: false, hold: "db_schema" };
+  const bad = schemaRefusal(snap);
+  if (bad) return { ok: false, hold: bad };
   const sc = (n: string) => col(snap, "sessions", n);
   const mc = (n: string) => col(snap, "messages", n);
   const s = snap.all(

@@ -7,8 +7,9 @@
  * Backup databases (`goose db backup`, `pre_migration_*`) live elsewhere and duplicate
  * everything: never read. `hidden` sessions are never listed.
  * A database that cannot be listed this sweep reuses its last list in this process
- * (counted); with none, a busy database throws (the indexer skips the source this sweep
- * rather than report its sessions gone).
+ * (counted); with none it is held (Discovery.held: its published sessions are kept, not
+ * reported gone) and, unless a writer merely kept it busy, named in a note; the legacy
+ * files and the other data dirs are read as usual.
  */
 import { join } from "node:path";
 import {
@@ -42,6 +43,8 @@ export async function discoverGoose(
   o: { snapshot: SnapshotOptions; maxLegacySessions: number },
 ): Promise<Discovery> {
   const skipped: Record<string, number> = {};
+  const held: string[] = [];
+  const notes: string[] = [];
   const units: SessionUnit[] = [];
   const seen = new Set<string>();
   const add = (id: string, files: SessionUnit["files"], hint: GooseHint) => {
@@ -51,15 +54,19 @@ export async function discoverGoose(
   };
   for (const dir of roots.dataDirs) {
     const db = join(dir, "sessions", "sessions.db");
-    const ids = await listStoreSessions(db, {
+    const listed = await listStoreSessions(db, {
       label: "Goose",
       list: listGooseSessions,
       snapshot: o.snapshot,
       skipped,
     });
-    if (ids === null) continue;
+    if (listed === null) continue;
+    if (listed.held) held.push(db);
+    if (listed.note) notes.push(listed.note);
     const files = [{ path: db, role: "db" }, { path: `${db}-wal`, role: "wal" }];
-    for (const id of ids) add(id, files, { store: "db", file: "sessions/sessions.db" });
+    for (const s of listed.sessions) {
+      add(s.id, files, { store: "db", file: "sessions/sessions.db" });
+    }
   }
   let legacy = 0;
   for (const dir of roots.dataDirs) {
@@ -82,5 +89,5 @@ export async function discoverGoose(
       });
     }
   }
-  return { units, skipped };
+  return { units, skipped, held, notes };
 }

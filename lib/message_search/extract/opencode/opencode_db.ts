@@ -13,6 +13,7 @@
  */
 import {
   columnOrNull as col,
+  type ListSessions,
   perSnapshotWatermarks,
   type WatermarkOf,
   type Watermarks,
@@ -52,28 +53,41 @@ const REQUIRED = {
   part: ["id", "message_id", "session_id", "data"],
 } as const;
 
-function schemaOk(snap: SqliteSnapshot): boolean {
+/** Why the store's tables cannot be read: hostile (a view …), or lacking a needed column. */
+function schemaRefusal(snap: SqliteSnapshot): string | null {
+  const hostile = snap.refusal(Object.keys(REQUIRED));
+  if (hostile) return hostile;
   for (const [table, cols] of Object.entries(REQUIRED)) {
     const have = snap.columns(table);
-    if (!cols.every((c) => have.has(c))) return false;
+    if (!cols.every((c) => have.has(c))) return "db_schema";
   }
-  return true;
+  return null;
 }
 
-/** The session ids in the store; null + reason when it cannot be listed. */
-export function listOpenCodeSessions(
-  snap: SqliteSnapshot,
-): { ok: true; ids: string[] } | { ok: false; reason: string } {
-  if (!schemaOk(snap)) return { ok: false, reason: "db_schema" };
-  const r = snap.all("SELECT id FROM session WHERE typeof(id) = 'text' ORDER BY id");
+/**
+ * The sessions in the store with their `time_updated` (which copy of a session is the
+ * live one, when two databases hold it); the reason when it cannot be listed.
+ */
+export const listOpenCodeSessions: ListSessions = (snap, o) => {
+  const bad = schemaRefusal(snap);
+  if (bad) return { ok: false, reason: bad };
+  const r = snap.all(
+    `SELECT id, ${col(snap, "session", "time_updated")} AS u FROM session
+     WHERE typeof(id) = 'text' ORDER BY id LIMIT ?`,
+    o.max + 1,
+  );
   if (!r.ok) return { ok: false, reason: r.reason };
-  return { ok: true, ids: r.rows.map((row) => row.id as string) };
-}
+  return {
+    ok: true,
+    sessions: r.rows.map((row) => ({ id: row.id as string, updated: num(row.u) })),
+  };
+};
 
 /** Every session's watermark, computed once per snapshot (3 grouped scans). */
 function watermarks(snap: SqliteSnapshot): Watermarks {
   let out: Watermarks;
-  if (!schemaOk(snap)) out = { hold: "db_schema" };
+  const bad = schemaRefusal(snap);
+  if (bad) out = { hold: bad };
   else {
     const tu = (t: string) => col(snap, t, "time_updated");
     const s = snap.all(
@@ -116,7 +130,8 @@ export function readOpenCodeSession(
   sessionId: string,
   o: { limits: OpenCodeDbLimits; file: string },
 ): SessionRead {
-  if (!schemaOk(snap)) return { ok: false, hold: "db_schema" };
+  const bad = schemaRefusal(snap);
+  if (bad) return { ok: false, hold: bad };
   const L = o.limits;
   const sc = (n: string) => col(snap, "session", n);
   const s = snap.all(

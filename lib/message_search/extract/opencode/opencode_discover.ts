@@ -4,14 +4,18 @@
  * `opencode-<channel>.db`, plus databases named explicitly (`OPENCODE_DB` as an absolute
  * path; the caller resolves relative names against the data dir), and the legacy JSON
  * tree `storage/session/<projectID>/<sessionID>.json`. One unit per session id: the
- * database wins over the legacy tree (OpenCode imports the tree once and leaves it), the
- * first database listed wins over a later one.
+ * database wins over the legacy tree (OpenCode imports the tree once and leaves it).
+ * When several databases hold one session id (a copy such as `opencode-backup.db` beside
+ * the live `opencode.db`), the live copy is chosen by content (issue 26 H1): the newest
+ * `session.time_updated`, then the database written last (mtime), then `opencode.db`
+ * before a channel database, then the name — never by file name alone, so a stale backup
+ * that sorts first cannot shadow the database OpenCode writes.
  *
- * A database that cannot be listed this sweep (a writer kept it busy, it became corrupt
- * or too large) reuses the session list it had last time in this process, counted, so its
- * sessions are not reported gone; with no list yet, a BUSY database throws (the indexer
- * then skips the whole source for this sweep instead of marking every session gone), and
- * any other failure is counted and yields no units from that database.
+ * A database that cannot be listed this sweep (a writer kept it busy; empty, corrupt,
+ * hostile or too large) reuses the session list it had last time in this process,
+ * counted, so its sessions are not reported gone; with no list yet it is held
+ * (Discovery.held: the sessions published from it are kept) and, unless merely busy,
+ * named in a note. The other databases and the legacy tree are read as usual.
  */
 import { basename, join } from "node:path";
 import {
@@ -63,12 +67,32 @@ async function dbsOf(roots: OpenCodeRoots, skipped: Record<string, number>): Pro
   return out;
 }
 
+/** One database's copy of a session. */
+interface Candidate {
+  db: string;
+  updated: number | null;
+  mtimeMs: number;
+}
+
+/** Whether copy `a` of a session is the live one rather than `b` (see the header). */
+export function livelier(a: Candidate, b: Candidate): boolean {
+  const au = a.updated ?? -Infinity;
+  const bu = b.updated ?? -Infinity;
+  if (au !== bu) return au > bu;
+  if (a.mtimeMs !== b.mtimeMs) return a.mtimeMs > b.mtimeMs;
+  const canon = (p: string) => basename(p) === "opencode.db";
+  if (canon(a.db) !== canon(b.db)) return canon(a.db);
+  return a.db < b.db;
+}
+
 /** Units of every session OpenCode stores under `roots`. */
 export async function discoverOpenCode(
   roots: OpenCodeRoots,
   o: { snapshot: SnapshotOptions; maxLegacySessions: number },
 ): Promise<Discovery> {
   const skipped: Record<string, number> = {};
+  const held: string[] = [];
+  const notes: string[] = [];
   const units: SessionUnit[] = [];
   const seen = new Set<string>();
   const add = (id: string, files: SessionUnit["files"], hint: DbHint | LegacyHint) => {
@@ -82,16 +106,31 @@ export async function discoverOpenCode(
       hint: { ...hint },
     });
   };
+  // Every database's sessions first, then one owner per session id (the live copy).
+  const owner = new Map<string, Candidate>();
   for (const db of await dbsOf(roots, skipped)) {
-    const ids = await listStoreSessions(db, {
+    const listed = await listStoreSessions(db, {
       label: "OpenCode",
       list: listOpenCodeSessions,
       snapshot: o.snapshot,
       skipped,
     });
-    if (ids === null) continue;
-    const files = [{ path: db, role: "db" }, { path: `${db}-wal`, role: "wal" }];
-    for (const id of ids) add(id, files, { store: "db", db, file: basename(db) });
+    if (listed === null) continue;
+    if (listed.held) held.push(db);
+    if (listed.note) notes.push(listed.note);
+    for (const s of listed.sessions) {
+      const c: Candidate = { db, updated: s.updated, mtimeMs: listed.mtimeMs };
+      const have = owner.get(s.id);
+      if (have === undefined) owner.set(s.id, c);
+      else {
+        countSkip(skipped, "duplicate_session_in_another_db");
+        if (livelier(c, have)) owner.set(s.id, c);
+      }
+    }
+  }
+  for (const [id, c] of owner) {
+    const files = [{ path: c.db, role: "db" }, { path: `${c.db}-wal`, role: "wal" }];
+    add(id, files, { store: "db", db: c.db, file: basename(c.db) });
   }
   let legacy = 0;
   for (const dir of roots.dataDirs) {
@@ -117,5 +156,5 @@ export async function discoverOpenCode(
       }
     }
   }
-  return { units, skipped };
+  return { units, skipped, held, notes };
 }

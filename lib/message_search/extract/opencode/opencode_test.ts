@@ -456,3 +456,46 @@ Deno.test("opencode: a torn WAL tail is ignored, committed frames are read", asy
     db!.close();
   });
 });
+
+Deno.test("opencode: a backup copy never shadows the live database; empty and hostile databases are skipped, named and held", async () => {
+  await withHome(async ({ data, state }) => {
+    const w = writeOpenCodeDb(data, [richOpenCodeSession("live question", "live answer")]);
+    const key = Object.keys(w.expected)[0]!;
+    const id = key.slice("opencode:".length);
+    // The backup holds the session as it was; the live one moves on after it.
+    const src = new DatabaseSync(w.dbPath);
+    src.exec(`VACUUM INTO '${join(data, "opencode-backup.db")}'`);
+    src.exec("UPDATE session SET time_updated = time_updated + 5000");
+    src.close();
+    // Newer by mtime and first by name: only content may decide.
+    const later = new Date(Date.now() + 60_000);
+    Deno.utimeSync(join(data, "opencode-backup.db"), later, later);
+    Deno.writeFileSync(join(data, "opencode-empty.db"), new Uint8Array());
+    const evil = new DatabaseSync(join(data, "opencode-evil.db"));
+    evil.exec(`CREATE TABLE message (id TEXT, session_id TEXT, data TEXT);
+      CREATE TABLE part (id TEXT, message_id TEXT, session_id TEXT, data TEXT);
+      CREATE VIEW session AS WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c)
+        SELECT 'ses_' || n AS id FROM c;`);
+    evil.close();
+    const ex = createOpenCodeExtractor({ dataDirs: [data] }, { snapshotDir: state });
+    const d = await ex.discover();
+    const unit = d.units.find((u) => u.sessionId === id)!;
+    assert.equal((unit.hint as { db: string }).db, w.dbPath, "the live copy owns the session");
+    assert.equal(d.skipped.duplicate_session_in_another_db, 1);
+    assert.equal(d.skipped.db_empty, 1);
+    assert.equal(d.skipped.db_hostile, 1);
+    assert.deepEqual(d.held?.sort(), [
+      join(data, "opencode-empty.db"),
+      join(data, "opencode-evil.db"),
+    ]);
+    assert.equal(d.notes?.length, 2);
+    assert.match(d.notes!.join("\n"), /opencode-empty\.db": an empty file/);
+    assert.match(d.notes!.join("\n"), /opencode-evil\.db": its tables are views/);
+    // Equal content: the database written last, then opencode.db before a channel copy.
+    const { livelier } = await import("./opencode_discover.ts");
+    const a = { db: "/d/opencode.db", updated: 5, mtimeMs: 1 };
+    assert.ok(livelier({ ...a, updated: 6 }, a));
+    assert.ok(livelier({ db: "/d/opencode-x.db", updated: 5, mtimeMs: 2 }, a));
+    assert.ok(livelier(a, { db: "/d/opencode-x.db", updated: 5, mtimeMs: 1 }));
+  });
+});
