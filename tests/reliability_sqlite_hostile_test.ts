@@ -8,9 +8,10 @@
  *  - `opencode-backup.db`: a copy of the live `opencode.db` taken before a new message was
  *    written to the live one, made newer by mtime and sorting first by name.
  * Then the real program: `intendant index` (and a second one on a fresh state root: no
- * earlier list), `intendant search` for the new message, `intendant sessions --json`, and
- * the MCP server's search_messages — each under a deadline (a hang is a failure, not a
- * stuck suite). Pass: nothing hangs; every bad file is skipped and named; OpenCode's other
+ * earlier list), `intendant search` for the new message, `intendant sessions --json`, the
+ * MCP server's search_messages, and the daemon's first sweep with /api/coverage asked every
+ * 100 ms (latency measured: a stall is > 1 s) — each under a deadline (a hang is a
+ * failure, not a stuck suite). Pass: nothing hangs; every bad file is skipped and named; OpenCode's other
  * sessions and every Goose session stay indexed and none is reported gone; the new message
  * of the live database is found (the backup shadows nothing). Negative controls: the
  * recursive view queried by plain node:sqlite in a child is still running at its
@@ -23,7 +24,7 @@ import { buildAllFixtures } from "./fixtures/all.ts";
 import { openCodeDataDir } from "./fixtures/opencode_fixture.ts";
 import { gooseDataDir } from "./fixtures/goose_fixture.ts";
 import { OPENCODE_DDL } from "./helpers/fixtures/opencode.ts";
-import { runIntendant } from "./helpers/cli.ts";
+import { runIntendant, spawnIntendant, waitFor } from "./helpers/cli.ts";
 import { figure } from "./helpers/figures.ts";
 import { callTool, connectMcp } from "./helpers/mcp_client.ts";
 import { DENO, hermeticEnv, withTempDir } from "./helpers/temp.ts";
@@ -139,7 +140,46 @@ Deno.test("H1: hostile, empty and shadowing SQLite files never hang, disable or 
     } finally {
       await client.close();
     }
+    // The daemon's first sweep over the same homes (a fresh state root), asked every 100 ms
+    // while it sweeps: HTTP keeps answering, coverage names the skipped files.
+    const daemonEnv = { ...env, INTENDANT_HOME: join(root, "state3") };
+    const run = spawnIntendant(root, ["serve", "--port", "0"], { env: daemonEnv });
+    let worst = 0;
+    let stalls = 0;
+    let asked = 0;
+    let coverageNames = 0;
+    try {
+      const daemonJson = join(root, "state3", "daemon.json");
+      await waitFor(() => exists(daemonJson), 30_000, "daemon.json");
+      const info = JSON.parse(Deno.readTextFileSync(daemonJson));
+      const headers = { authorization: `Bearer ${info.token}` };
+      let readyAt: number | null = null;
+      const until = Date.now() + DEADLINE_MS;
+      while (Date.now() < until && (readyAt === null || Date.now() - readyAt < 2_000)) {
+        const t0 = performance.now();
+        const c = await fetch(`http://127.0.0.1:${info.port}/api/coverage`, {
+          headers,
+          signal: AbortSignal.timeout(DEADLINE_MS),
+        });
+        const j = await c.json();
+        const took = performance.now() - t0;
+        asked++;
+        worst = Math.max(worst, took);
+        if (took > 1_000) stalls++;
+        if (j.state === "ready" && readyAt === null) readyAt = Date.now();
+        const errs = JSON.stringify([j.sources?.opencode?.errors, j.sources?.goose?.errors]);
+        coverageNames = ["opencode-evil.db", "opencode-empty.db", "sessions.db"]
+          .filter((f) => errs.includes(f)).length;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      if (readyAt === null) hangs.push("daemon's first sweep");
+    } finally {
+      run.child.kill("SIGTERM");
+      await run.done;
+    }
     assert.deepEqual(hangs, []);
+    assert.equal(coverageNames, 3, "the daemon's coverage names each skipped file");
+    assert.ok(worst < 10_000, `HTTP answered within 10 s at worst: ${worst} ms`);
 
     // Control 1: the recursive view, queried bare, is still running at a 3 s deadline.
     const probe = new Deno.Command(DENO, {
@@ -162,7 +202,9 @@ Deno.test("H1: hostile, empty and shadowing SQLite files never hang, disable or 
     assert.equal(byName, "opencode-backup.db");
     figure(
       "H1",
-      `hangs: ${hangs.length} of 4 runs (index, index on a fresh root, search, MCP search) over ` +
+      `hangs: ${hangs.length} of 5 runs (index, index on a fresh root, search, MCP search, the ` +
+        `daemon's first sweep: HTTP stalls > 1 s ${stalls} of ${asked} requests, worst ` +
+        `${Math.round(worst)} ms) over ` +
         `a recursive-view OpenCode db, a recursive-view Goose db, a 0-byte db and a newer backup ` +
         `copy; bad files named: ${named.length}/3; OpenCode sessions kept ${ocAfter}/${ocBefore}, ` +
         `Goose kept ${gooseAfter}/${gooseBefore} (0 reported gone); the live db's new message ` +
@@ -171,6 +213,14 @@ Deno.test("H1: hostile, empty and shadowing SQLite files never hang, disable or 
     );
   });
 });
+
+function exists(p: string): boolean {
+  try {
+    return Deno.statSync(p).isFile;
+  } catch {
+    return false;
+  }
+}
 
 /** `intendant sessions --json`: source and source_gone of every session. */
 async function listed(

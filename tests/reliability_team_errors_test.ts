@@ -18,7 +18,7 @@ import { callTool, connectMcp } from "./helpers/mcp_client.ts";
 import { DENO, REPO_ROOT, withTempDir } from "./helpers/temp.ts";
 import { join } from "node:path";
 
-const RUNS = STRESS ? 30 : 8;
+const RUNS = STRESS ? 30 : 10;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Success, or one line and a hint with exit 1; anything else is a defect. */
