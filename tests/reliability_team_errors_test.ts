@@ -52,12 +52,16 @@ Deno.test("H8: team commands during PostgreSQL restarts end in one line and a hi
         const took = Date.now() - t0;
         let hit = 0;
         const shapes = new Map<string, number>();
-        for (let i = 0; i < RUNS; i++) {
+        // RUNS runs, and more (up to 3 × RUNS) until a restart has reached the command: on a
+        // loaded machine start-up can swallow the restart point of several runs in a row.
+        let runs = 0;
+        for (let i = 0; i < 3 * RUNS && (i < RUNS || hit === 0); i++) {
           const run = runIntendant(root, cmd, { env });
           // A point in the run: from start-up through the last query.
-          await sleep(took * (0.2 + 0.8 * (i + Math.random()) / RUNS));
+          await sleep(took * (0.2 + 1.0 * ((i % RUNS) + Math.random()) / RUNS));
           await pg.restart();
           const r = await run;
+          runs++;
           total++;
           if (r.code !== 0) hit++;
           if (!clean(r)) {
@@ -69,7 +73,7 @@ Deno.test("H8: team commands during PostgreSQL restarts end in one line and a hi
             : (r.stderr.split("\n")[0] ?? "").replace(/^intendant: /, "").slice(0, 40);
           shapes.set(shape, (shapes.get(shape) ?? 0) + 1);
         }
-        rows.push(`${cmd.slice(0, 2).join(" ")}: ${hit}/${RUNS} hit`);
+        rows.push(`${cmd.slice(0, 2).join(" ")}: ${hit}/${runs} hit`);
         assert.ok(hit > 0, `no restart reached ${cmd.join(" ")}: ${[...shapes]}`);
       }
       assert.equal(bad, 0, `${bad} runs ended in something other than one line and a hint`);
