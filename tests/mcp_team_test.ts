@@ -220,7 +220,7 @@ Deno.test("intendant mcp --team searches and reads the team database under the l
         assert.equal(betaOne.text, beta.text);
 
         // A remote read centred on the hit, masked, marked remote.
-        const locator = /locator=(\S+)/.exec(beta.text)?.[1];
+        const locator = /hit=(h\S+)/.exec(beta.text)?.[1];
         assert.ok(locator, beta.text);
         const remote = await call(client, "read_session", {
           machine: "beta",

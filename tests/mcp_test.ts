@@ -114,7 +114,7 @@ Deno.test("intendant mcp serves every tool to a real SDK client under its locked
       assert.match(first!.text, new RegExp(`«${WORD}»`));
       assert.match(first!.text, /sk-p…\[openai key\]/);
       assert.match(first!.text, /^> resume: \S/m);
-      assert.match(first!.text, /open hit: http:\/\/127\.0\.0\.1:\d+\/#\/session\/[^?]+\?locate=/);
+      assert.match(first!.text, /^open: http:\/\/127\.0\.0\.1:\d+\/#\/session\/[^?]+\?locate=/m);
       assert.match(first!.text, /answered by the local index/);
 
       // read_session centred on a hit's locator.
@@ -123,7 +123,7 @@ Deno.test("intendant mcp serves every tool to a real SDK client under its locked
         query: WORD,
         source: ["codex"],
       });
-      const locator = /locator=(\S+)/.exec(hitSearch.text)?.[1];
+      const locator = /hit=(h\S+)/.exec(hitSearch.text)?.[1];
       assert.ok(locator, hitSearch.text);
       const read = await call(client, "read_session", {
         session_key: codexKey,
@@ -486,9 +486,14 @@ Deno.test("search_messages: one value where a list is allowed, totals, wording t
       const listed = await call(client, "list_sessions", { source: "codex" });
       assert.equal(listed.isError, false, listed.text);
       // A page that is not the whole answer says how many match in all.
-      const all = await call(client, "search_messages", { query: WORD });
+      const all = await call(client, "search_messages", { query: WORD, sort: "newest" });
       const n = Object.keys(fixtures.homes).length;
-      const paged = await call(client, "search_messages", { query: WORD, limit: 2 });
+      // Exact mode: the role-filter suggestion below counts exact sessions too.
+      const paged = await call(client, "search_messages", {
+        query: WORD,
+        limit: 2,
+        sort: "newest",
+      });
       assert.match(paged.text, new RegExp(`2 session\\(s\\) on this page, (\\d+) sessions match`));
       const total = Number(/(\d+) sessions match in all/.exec(paged.text)?.[1]);
       assert.ok(total >= n, `${total} ≥ ${n} planted sessions`);
@@ -505,6 +510,7 @@ Deno.test("search_messages: one value where a list is allowed, totals, wording t
       const elsewhere = await call(client, "search_messages", {
         query: "龍 gate",
         role: "assistant",
+        sort: "newest",
       });
       assert.match(elsewhere.text, /No matches in the whole index\./);
       assert.match(elsewhere.text, new RegExp(`dropping the role filter finds ${total} session`));

@@ -28,9 +28,12 @@ import type {
 import type {
   Coverage,
   DegradedSessions,
+  GroupRelevance,
+  QueryTerms,
   SearchGroup,
   SearchHit,
   SearchResponse,
+  SearchSort,
   SearchSuggestion,
   SearchSuggestions,
   Source,
@@ -47,10 +50,13 @@ export type {
   CoverageView,
   DegradedSessions,
   DetailEntry,
+  GroupRelevance,
   LocateResult,
   PendingQuestion,
+  QueryTerms,
   SearchGroup,
   SearchHit,
+  SearchSort,
   SearchSuggestion,
   SearchSuggestions,
   SessionDetail,
@@ -190,6 +196,8 @@ export interface SearchParams {
   scope?: "team";
   /** Team scope: only these machines (empty: all). */
   machines?: readonly string[];
+  /** The page order; absent (or newest) sends no `sort`, the request newest always was. */
+  sort?: SearchSort;
 }
 
 /** One page of message search. */
@@ -203,6 +211,7 @@ export function searchMessages(p: SearchParams, signal?: AbortSignal): Promise<S
     role: p.role?.length ? p.role.join(",") : undefined,
     scope: p.scope,
     machine: p.scope === "team" && p.machines?.length ? p.machines.join(",") : undefined,
+    sort: p.sort === "relevance" ? p.sort : undefined,
   });
   return request(`/api/sessions/message-search${params}`, { signal });
 }

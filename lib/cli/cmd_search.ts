@@ -38,7 +38,8 @@ import { formatResults, maskForeignGroups, searchHints } from "./search_out.ts";
 
 export { formatResults } from "./search_out.ts";
 
-const USAGE = `intendant search QUERY [--json] [--limit N] [--include-superseded] [--source S[,S]]
+const USAGE = `intendant search QUERY [--json] [--limit N] [--sort newest|relevance]
+                 [--include-superseded] [--source S[,S]]
                  [--role user|assistant] [--project P] [--cursor C] [--refresh]
                  [--team URL [--machine M[,M]] [--unmask-own] | --local]`;
 
@@ -69,11 +70,17 @@ export const searchCommand: Command = {
       machine: { type: "string" },
       local: { type: "boolean" },
       "unmask-own": { type: "boolean" },
+      sort: { type: "string" },
     });
     const q = args.positionals.join(" ").trim();
     if (!q) throw new InvalidInputError("Missing QUERY");
+    const sort = stringFlag(args, "sort");
+    if (sort !== undefined && sort !== "newest" && sort !== "relevance") {
+      throw new InvalidInputError(`Invalid --sort "${sort}": expected newest or relevance`);
+    }
     const req: SearchRequest = {
       q,
+      ...(sort ? { sort } : {}),
       limit: numberFlag(args, "limit"),
       cursor: stringFlag(args, "cursor") ?? null,
       include_superseded: boolFlag(args, "include-superseded"),
@@ -100,6 +107,12 @@ export const searchCommand: Command = {
     if (unmaskOwn && (local || cfg.team.url === null)) {
       throw new InvalidInputError(
         "--unmask-own applies to team search: this machine's own index is never masked",
+      );
+    }
+    if (sort === "relevance" && cfg.team.url !== null && !local) {
+      throw new InvalidInputError(
+        "--sort relevance is not available for team search yet: add --local to rank this " +
+          "machine's index, or search the team newest-first",
       );
     }
     let a: Answer;

@@ -14,7 +14,13 @@
  *    ranges moved onto the masked text). This machine's own groups are masked too unless
  *    the user asks (`--unmask-own`): a team listing is often pasted where others read it.
  */
-import type { SearchGroup, SearchResponse, SearchSuggestions } from "../message_search/mod.ts";
+import {
+  onlyCommonLine,
+  relevanceLabel,
+  type SearchGroup,
+  type SearchResponse,
+  type SearchSuggestions,
+} from "../message_search/mod.ts";
 import { markSnippet, maskSecrets, maskWithRanges } from "../secrets/mod.ts";
 import { terminalSafe } from "../text/mod.ts";
 
@@ -89,7 +95,9 @@ export function formatResults(res: SearchResponse, o: { answeredBy?: AnsweredBy 
   else if (res.groups.length > 0) lines.push(`(${countLine(res)})`);
   if (res.groups.length === 0) {
     // Only a complete scan may say there is nothing: anything else says what is missing.
-    if (res.state === "ready") lines.push("no matches");
+    const common = onlyCommonLine(res.query_terms);
+    if (common) lines.push(common);
+    else if (res.state === "ready") lines.push("no matches");
     else if (res.state === "building" && o.answeredBy === "team") {
       lines.push(
         "no matches yet: no machine has published to the team database\n" +
@@ -112,7 +120,9 @@ function groupLines(g: SearchGroup & { machine?: unknown }): string[] {
   const out = [
     `${machine}${terminalSafe(g.source)} ${terminalSafe(g.session_id)}${
       g.title ? `  ${terminalSafe(g.title)}` : ""
-    }${g.source_gone ? "  (source gone)" : ""}  [${plural(g.total_hits, "hit")}]`,
+    }${g.source_gone ? "  (source gone)" : ""}  [${plural(g.total_hits, "hit")}]${
+      relevanceLabel(g.relevance) ? `  (${relevanceLabel(g.relevance)})` : ""
+    }`,
   ];
   for (const h of g.hits) {
     const flags = [
@@ -142,16 +152,24 @@ const SUGGESTION_FLAGS: Record<keyof SearchSuggestions, string> = {
 
 /** Hint lines for stderr: what a wider search would find (only what the engine counted). */
 export function searchHints(res: SearchResponse): string[] {
+  const t = res.query_terms;
+  // A relevance page says which words it searched when it dropped some (stopwords).
+  const terms = t && !t.only_common && t.dropped.length > 0
+    ? [`searched: ${t.kept.join(", ")} (left out as common: ${t.dropped.join(", ")})`]
+    : [];
   const s = res.suggestions;
-  if (!s) return [];
-  return (Object.keys(SUGGESTION_FLAGS) as (keyof SearchSuggestions)[]).flatMap((k) => {
-    const found = s[k];
-    if (!found) return [];
-    const n = `${found.sessions}${found.more ? "+" : ""} session${
-      found.sessions === 1 && !found.more ? "" : "s"
-    }`;
-    return [`hint: searching ${SUGGESTION_FLAGS[k]} finds ${n}`];
-  });
+  if (!s) return terms.map((x) => terminalSafe(x));
+  return [
+    ...terms.map((x) => terminalSafe(x)),
+    ...(Object.keys(SUGGESTION_FLAGS) as (keyof SearchSuggestions)[]).flatMap((k) => {
+      const found = s[k];
+      if (!found) return [];
+      const n = `${found.sessions}${found.more ? "+" : ""} session${
+        found.sessions === 1 && !found.more ? "" : "s"
+      }`;
+      return [`hint: searching ${SUGGESTION_FLAGS[k]} finds ${n}`];
+    }),
+  ];
 }
 
 /** One hit's snippet masked, its ranges (record offsets) moved onto the masked snippet. */

@@ -38,6 +38,7 @@ import { hitLink, LINK_NOTE } from "../server/mod.ts";
 import { InvalidInputError, NotFoundError } from "../errors.ts";
 import { MACHINE_ARG } from "./tool_search.ts";
 import { readRemoteSession } from "./tool_read_remote.ts";
+import { isHitId, resolveHitId } from "./hit_ids.ts";
 
 /** Entries per page unless asked. */
 export const READ_DEFAULT_LIMIT = 40;
@@ -58,7 +59,8 @@ export const READ_INPUT = {
     'The session key "<source>:<session id>" (from search_messages or list_sessions).',
   ),
   locator: z.string().min(1).max(8192).optional().describe(
-    "A hit's locator from search_messages: the page is centred on that message.",
+    "A hit id from search_messages (hit=…), or a full locator: the page is centred on " +
+      "that message.",
   ),
   offset: z.number().int().min(0).optional().describe(
     "Index of the first entry to return (default: 0, or centred on the locator).",
@@ -107,6 +109,22 @@ export async function readSession(
       machine: args.machine!,
       limit: args.limit ?? READ_DEFAULT_LIMIT,
     }, o);
+  // A short hit id (hit_ids.ts) stands for the locator search_messages minted it for.
+  if (args.locator !== undefined && isHitId(args.locator)) {
+    const hit = resolveHitId(args.locator);
+    if (!hit) {
+      throw new InvalidInputError(
+        `Unknown hit id ${args.locator}: ids last as long as this server process; run ` +
+          "search_messages again and pass the id it prints",
+      );
+    }
+    if (hit.key !== args.session_key) {
+      throw new InvalidInputError(
+        `Hit id ${args.locator} belongs to another session than session_key`,
+      );
+    }
+    args = { ...args, locator: hit.locator };
+  }
   if (args.machine !== undefined && args.machine !== team!.machine) return await remote();
   let d;
   try {

@@ -7,7 +7,9 @@
  * beyond a few retries (429), failing (5xx) — is "unreachable": the caller searches the
  * store itself. Its answers to a bad request are the caller's errors, typed as the local
  * engine would throw them (a bad cursor is InvalidCursorError either way, so the CLI maps
- * both paths to the same exit code).
+ * both paths to the same exit code). `sort` travels only when it is not the default, so a
+ * newest request is the URL every daemon knows; an older daemon refusing `sort=relevance`
+ * as an unknown parameter is "unreachable" too (the caller's own engine can sort).
  */
 import type { DaemonFile } from "./daemon_file.ts";
 import {
@@ -40,6 +42,8 @@ function queryString(req: SearchRequest): string {
   if (req.since !== undefined) p.set("since", String(req.since));
   if (req.until !== undefined) p.set("until", String(req.until));
   if (req.complete) p.set("complete", "true");
+  // Only a non-default order travels: a newest request stays the URL an older daemon knows.
+  if (req.sort && req.sort !== "newest") p.set("sort", req.sort);
   return p.toString();
 }
 
@@ -76,6 +80,13 @@ export async function searchViaDaemon(
     }
     if (res.status === 410) throw new CursorExpiredError(message);
     if (res.status === 400 && body?.error === "bad_cursor") throw new InvalidCursorError(message);
+    if (
+      res.status === 400 && req.sort === "relevance" && /unknown fields: .*\bsort\b/.test(message)
+    ) {
+      // A daemon started from an older checkout (its parameters are strict): the store
+      // itself can still answer a relevance request.
+      return { unreachable: "the daemon is older than this program and cannot sort by relevance" };
+    }
     if (res.status === 400) throw new InvalidInputError(message);
     if (res.status === 401) return { unreachable: "the daemon did not accept our token" };
     if (res.status === 429) return { unreachable: "the daemon stayed busy" };

@@ -4,7 +4,7 @@
  * valid typed values and anything else is a 400 naming the parameter.
  */
 import { z } from "zod";
-import { type SearchRequest, SOURCES } from "../message_search/mod.ts";
+import { SEARCH_SORTS, type SearchRequest, SOURCES } from "../message_search/mod.ts";
 
 const bool = z.enum(["true", "false", "1", "0", "yes", "no", "on", "off"]).transform((v) =>
   ["true", "1", "yes", "on"].includes(v)
@@ -42,6 +42,8 @@ export const MessageSearchParams = z.object({
   since: time.optional(),
   until: time.optional(),
   complete: bool.optional(),
+  /** newest (the default) or relevance (issue 27). */
+  sort: z.enum(SEARCH_SORTS).optional(),
 }).strict();
 
 /** The engine request of parsed message-search parameters (both scopes' routes). */
@@ -57,6 +59,7 @@ export function searchRequestOf(p: z.infer<typeof MessageSearchParams>): SearchR
     since: p.since,
     until: p.until,
     complete: p.complete,
+    sort: p.sort,
   };
 }
 

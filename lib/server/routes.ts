@@ -177,7 +177,7 @@ export const ROUTES: readonly RouteDef[] = [
     operation: "api_sessions_message_search",
     body: "none",
     summary:
-      "full-text search over every agent's messages (q, limit, cursor, include_superseded, source, role, project, since, until, complete; scope=team with machine=a,b searches the team database)",
+      "full-text search over every agent's messages (q, limit, cursor, include_superseded, source, role, project, since, until, complete, sort=newest|relevance; scope=team with machine=a,b searches the team database)",
     handler: messageSearch,
   },
   {

@@ -19,10 +19,12 @@
  *    a slow team database must never starve local search of its two slots.
  *  - Team pages carry no local coverage block (it describes this machine's index, not the
  *    replica); they carry `scope: "team"`, `revision` and each group's `machine`.
+ *  - `sort=relevance` is a 400 in words: the team reader orders newest first only.
  *  - The query text is never logged nor put into an error message.
  */
 import type { Context } from "hono";
 import { z } from "zod";
+import { InvalidInputError } from "../errors.ts";
 import { TeamDbError } from "../team/mod.ts";
 import type {
   RemoteSession,
@@ -146,6 +148,13 @@ export async function teamMessageSearch(c: Context, d: RouteDeps): Promise<Respo
   if (!d.team) return notConfigured(c);
   const team = d.team;
   const p = parseQuery(TeamSearchParams, new URL(c.req.url));
+  if (p.sort === "relevance") {
+    // The team reader (lib/team/team_search.ts) has no relevance order yet: refuse in
+    // words instead of answering a newest page the caller would take for best matches.
+    throw new InvalidInputError(
+      "sort=relevance is not available for team search yet: team pages are newest first",
+    );
+  }
   const req: TeamSearchRequest = { ...searchRequestOf(p), machine: p.machine };
   // The engine's own rules first: a refused request is a 400 before any slot or query.
   normalizeRequest(req);

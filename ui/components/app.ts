@@ -9,18 +9,20 @@
  * a session pushes one, and Back/Forward or a pasted link restores the query and filters.
  * Once the daemon refuses the page's token (api_client onAuthLost), the token help
  * replaces everything. With a team (`serve --team`, hooks/use_team.ts) the search can be
- * scoped to the team and `#/remote/<machine>/<key>` shows a remote session's prose.
+ * scoped to the team and `#/remote/<machine>/<key>` shows a remote session's prose. The
+ * ⌘K palette's "Best match | Newest" switch edits the same model's `sort` as the lane's.
  * `data-features` on the shell says whether the daemon's features are known yet ("pending"
  * until /api/routes answers), so a test can tell "no lane" from "no lane yet".
  */
 import { html } from "htm/preact";
+import type { SearchSort } from "../api_client.ts";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { useAuthLost } from "../hooks/use_auth_lost.ts";
 import { useFeatures } from "../hooks/use_features.ts";
 import { navigate, useHashRoute } from "../hooks/use_hash_route.ts";
 import { useSessions } from "../hooks/use_sessions.ts";
 import { useTeam } from "../hooks/use_team.ts";
-import { EMPTY_LIST, listHref, rememberListHref } from "../lib/route.ts";
+import { EMPTY_LIST, listHref, rememberListHref, withSort } from "../lib/route.ts";
 import { HeaderBar } from "./header_bar.ts";
 import { Palette } from "./palette.ts";
 import { RecentView } from "./recent_view.ts";
@@ -143,7 +145,8 @@ export function App() {
     `;
   const paletteEl = palette && html`
     <${Palette} sessions=${sessions.sessions}
-      messageLane=${features.messageSearch} onClose=${closePalette} />
+      messageLane=${features.messageSearch} onClose=${closePalette}
+      sort=${search.sort ?? "newest"} onSort=${(v: SearchSort) => setSearch(withSort(search, v))} />
   `;
 
   // A refused token replaces the whole app: every panel would only fail the same way.

@@ -11,20 +11,26 @@
  * (aria-busy); `data-q` always names the query the shown results answer and `data-key`
  * that query with its filters. A team page's groups name their machine: the card shows
  * it as a badge and it and its hits open the remote session (its prose from the team
- * database) instead of this machine's session page.
+ * database) instead of this machine's session page. The head holds the "Best match |
+ * Newest" switch (sort_toggle.ts; Best match is disabled in team scope). A relevance page
+ * (issue 27) puts a divider before its first related group and a badge on each (the card
+ * does: session_card.ts); a question of only common words searched nothing and the lane
+ * says so in one line instead of an empty state.
  */
 import { html } from "htm/preact";
-import type { SearchGroup, SessionSummary, TeamSearchGroup } from "../api_client.ts";
+import type { SearchGroup, SearchSort, SessionSummary, TeamSearchGroup } from "../api_client.ts";
 import type { LaneModel } from "../hooks/use_search_lane.ts";
 import { useMaskSecrets } from "../hooks/use_mask_secrets.ts";
 import { sessionsCount } from "../lib/format.ts";
 import { shownTitleText } from "../lib/masking.ts";
 import { laneKey, type LaneState } from "../lib/search_lane.ts";
+import { detailQuery, ONLY_COMMON_TEXT, RELATED_DIVIDER_TEXT } from "../lib/relevance.ts";
 import { remoteHref } from "../lib/route.ts";
 import { HitRow } from "./hit_row.ts";
 import { LaneEmpty, type Widening } from "./lane_empty.ts";
 import { Notice } from "./notice.ts";
 import { SessionCard } from "./session_card.ts";
+import { SortToggle } from "./sort_toggle.ts";
 
 /** Props of {@link MessageLane}. */
 export interface MessageLaneProps {
@@ -32,6 +38,12 @@ export interface MessageLaneProps {
   summaries: ReadonlyMap<string, SessionSummary>;
   /** Applies a widening the empty state offers (rewound messages, all sources, all roles). */
   onWiden(w: Widening): void;
+  /** The order the view asks for (the switch shows it). @default "newest" */
+  sort?: SearchSort;
+  /** Changes the order; absent: no switch. */
+  onSort?(sort: SearchSort): void;
+  /** Why Best match cannot be used here (team scope), or null. */
+  sortUnavailable?: string | null;
 }
 
 const BUILDING = "The index is still building — results may be incomplete.";
@@ -42,6 +54,7 @@ function statusText(l: LaneState): string {
   }
   if (l.status === "loading" && !l.groups.length) return "Searching…";
   if (l.status === "error") return "Search failed";
+  if (l.queryTerms?.only_common && !l.groups.length) return "nothing searched";
   const more = l.cursor !== null || l.partial === "timeout";
   const parts = [sessionsCount(l.groups.length, { total: l.totalSessions, more })];
   if (l.tookMs !== null) parts.push(`${Math.round(l.tookMs)} ms`);
@@ -50,23 +63,27 @@ function statusText(l: LaneState): string {
 }
 
 /** The message lane. */
-export function MessageLane({ lane, summaries, onWiden }: MessageLaneProps) {
+export function MessageLane(props: MessageLaneProps) {
+  const { lane, summaries, onWiden, sort = "newest", onSort, sortUnavailable = null } = props;
   const s = lane.state;
   const mask = useMaskSecrets();
   const q = s.shownQuery?.q.trim() ?? "";
   const busy = s.status === "loading";
   const retry = { label: "Retry", run: lane.retry };
   const canRetry = (s.partial === "timeout" || s.degraded !== null) && s.status === "ready";
-  const empty = s.status === "ready" && !s.groups.length;
+  const onlyCommon = s.queryTerms?.only_common === true && !s.groups.length;
+  const empty = s.status === "ready" && !s.groups.length && !onlyCommon;
   // "No messages match" is a claim about the whole index: only a complete answer makes it.
   const emptyComplete = empty && s.partial === null && s.degraded === null && !s.building;
+  const firstRelated = s.groups.findIndex((g) => g.relevance?.tier === "related");
+  const linkQ = detailQuery(q, s.queryTerms); // what a hit's page highlights and steps through
   const card = (g: SearchGroup) => {
     // A team group: its session lives on another machine (or is this one's, as published).
     const machine = "machine" in g ? (g as TeamSearchGroup).machine : null;
-    const href = machine === null ? undefined : remoteHref(machine, g.session_key, { q });
+    const href = machine === null ? undefined : remoteHref(machine, g.session_key, { q: linkQ });
     const hits = g.hits.map((h) =>
       html`
-        <${HitRow} key=${h.record_id} sessionKey=${g.session_key} hit=${h} q=${q}
+        <${HitRow} key=${h.record_id} sessionKey=${g.session_key} hit=${h} q=${linkQ}
           href=${href} />
       `
     );
@@ -81,6 +98,9 @@ export function MessageLane({ lane, summaries, onWiden }: MessageLaneProps) {
       </li>
     `;
   };
+  const divider = html`
+    <li key="related-divider" class="related-divider">${RELATED_DIVIDER_TEXT}</li>
+  `;
   const moreLabel = s.loadingMore ? "Loading…" : "Load more results";
   const more = s.cursor && html`
     <button type="button" class="btn more" onClick=${lane.loadMore}
@@ -97,17 +117,20 @@ export function MessageLane({ lane, summaries, onWiden }: MessageLaneProps) {
         <div class="lane-head">
           <h2 id="lane-msg-h">Messages</h2>
           <span class="lane-status" role="status">${statusText(s)}</span>
+          ${onSort &&
+            html`<${SortToggle} sort=${sort} onSort=${onSort} unavailable=${sortUnavailable} />`}
         </div>
         ${s.building && html`<${Notice} tone="warn" text=${BUILDING} />`}
         ${notice}
         ${s.error && html`<${Notice} tone="error" text=${s.error} action=${retry} />`}
+        ${onlyCommon && html`<p class="empty only-common" role="note">${ONLY_COMMON_TEXT}</p>`}
         ${empty &&
           html`
             <${LaneEmpty} complete=${emptyComplete} suggestions=${s.suggestions}
               onWiden=${onWiden} />
           `}
         <ul class=${listClass} role="list" aria-label="Sessions with matching messages">
-          ${s.groups.map(card)}
+          ${s.groups.flatMap((g, i) => i === firstRelated ? [divider, card(g)] : [card(g)])}
         </ul>
         ${more}
       </section>

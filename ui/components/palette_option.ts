@@ -3,12 +3,15 @@
  * hit (badge, role, highlighted snippet, session title). Selection is virtual
  * (aria-selected + the input's aria-activedescendant); the mouse can pick too. Titles
  * and snippets are masked while "Mask secrets" is on; a snippet shows the line around its
- * first highlight (lib/snippet_focus.ts: the option clamps it to two lines).
+ * first highlight (lib/snippet_focus.ts: the option clamps it to two lines). A hit of a
+ * related group of a relevance page (issue 27) carries a "related" badge (the full
+ * "related · …" label is its tooltip); others look as they always did.
  */
 import { html } from "htm/preact";
 import type { SearchGroup, SearchHit, SessionSummary } from "../api_client.ts";
 import { useMaskSecrets } from "../hooks/use_mask_secrets.ts";
 import { shownText, shownTitle, shownTitleText } from "../lib/masking.ts";
+import { relatedLabel } from "../lib/relevance.ts";
 import { cardSnippet, PALETTE_LEAD_CHARS } from "../lib/snippet_focus.ts";
 import { MarkedText } from "./marked_text.ts";
 import { SourceBadge } from "./source_badge.ts";
@@ -39,8 +42,10 @@ function content(o: PaletteItem, mask: boolean) {
     `;
   }
   const snippet = cardSnippet(o.h, mask, PALETTE_LEAD_CHARS);
+  const related = relatedLabel(o.g.relevance);
   return html`
     <${SourceBadge} source=${o.g.source} />
+    ${related && html`<span class="badge related" title=${related}>related</span>`}
     <span class=${`role role-${o.h.role}`}>${o.h.role}</span>
     <span class="pal-sub">${shownTitleText(o.g.title ?? o.g.session_id, mask)}</span>
     <span class="pal-snippet">${snippet.lead}<${MarkedText} text=${snippet.text}

@@ -10,16 +10,20 @@
  * ArrowDown/ArrowUp move through the results (lib/result_nav.ts). Team scope (only when the daemon has a team): the
  * message lane searches the team database, its cards name their machine and open the
  * remote session; the metadata lane is hidden then, because it filters this machine's
- * catalog, which is not what a team search asks about.
+ * catalog, which is not what a team search asks about. The message lane's order (issue 27,
+ * "Best match | Newest") is the search model's `sort`; team scope keeps the preference but
+ * searches newest first (the team reader cannot rank yet) and the switch says so.
  */
 import { html } from "htm/preact";
 import type { Ref } from "preact";
 import { useMemo } from "preact/hooks";
 import { useCoverage } from "../hooks/use_coverage.ts";
+import type { SearchSort } from "../api_client.ts";
 import type { SessionsModel } from "../hooks/use_sessions.ts";
 import type { TeamInfo } from "../hooks/use_team.ts";
 import { useSearchLane } from "../hooks/use_search_lane.ts";
 import { onResultsKeyDown } from "../lib/result_nav.ts";
+import { withSort } from "../lib/route.ts";
 import type { LaneQuery } from "../lib/search_lane.ts";
 import { CoverageBar } from "./coverage_bar.ts";
 import type { Widening } from "./lane_empty.ts";
@@ -30,6 +34,9 @@ import { SessionList } from "./session_list.ts";
 
 /** Message-lane session groups per page. */
 export const LANE_PAGE = 20;
+
+/** Why the switch's Best match is disabled in team scope. */
+export const TEAM_SORT_UNAVAILABLE = "Best match is not available for team search yet";
 
 /** Props of {@link RecentView}. */
 export interface RecentViewProps {
@@ -55,6 +62,7 @@ export function RecentView(props: RecentViewProps) {
       source: search.sources,
       role: search.roles,
       ...(teamScope ? { scope: "team" as const, machines: search.machines ?? [] } : {}),
+      ...(!teamScope && search.sort === "relevance" ? { sort: "relevance" as const } : {}),
     }
     : null;
   const lane = useSearchLane(laneQuery, LANE_PAGE);
@@ -66,7 +74,9 @@ export function RecentView(props: RecentViewProps) {
   const clearSources = () => onSearch({ ...search, sources: [] });
   const widen = (w: Widening) => onSearch({ ...search, ...w });
   const messages = messageLane && html`
-    <${MessageLane} lane=${lane} summaries=${summaries} onWiden=${widen} />
+    <${MessageLane} lane=${lane} summaries=${summaries} onWiden=${widen}
+      sort=${search.sort ?? "newest"} onSort=${(v: SearchSort) => onSearch(withSort(search, v))}
+      sortUnavailable=${teamScope ? TEAM_SORT_UNAVAILABLE : null} />
   `;
   const metadata = !teamScope && html`
     <${MetadataLane} q=${q} sources=${search.sources} standalone=${!messageLane} />

@@ -11,7 +11,9 @@
  * total hits) and its hits as children. `terms` highlights a filter's match. The title
  * and project are masked while "Mask secrets" is on (a first prompt holding a key makes
  * a title holding it). A team group's card (`machine` set) carries a "remote · machine"
- * badge and links to `href`, the remote session's page.
+ * badge and links to `href`, the remote session's page. A related group of a relevance
+ * page (issue 27) is a dashed card with a "related · …" badge (lib/relevance.ts); an exact
+ * group and every newest-page group look as they always did.
  */
 import { html } from "htm/preact";
 import type { ComponentChildren } from "preact";
@@ -21,6 +23,7 @@ import { findTerms } from "../lib/fold.ts";
 import { plural, shortId } from "../lib/format.ts";
 import { useMaskSecrets } from "../hooks/use_mask_secrets.ts";
 import { shownText, shownTitle } from "../lib/masking.ts";
+import { relatedLabel, relatedTip } from "../lib/relevance.ts";
 import { sessionHref } from "../lib/route.ts";
 import { MarkedText } from "./marked_text.ts";
 import { RelTime } from "./rel_time.ts";
@@ -87,6 +90,9 @@ export function SessionCard(props: SessionCardProps) {
   const goneBadge = gone && html`<span class="badge warn" title=${GONE_TIP}>${GONE_LABEL}</span>`;
   const machineBadge = machine !== null &&
     html`<span class="badge machine" title=${`Published by machine ${machine}`}>${machine}</span>`;
+  const related = relatedLabel(group?.relevance);
+  const relatedBadge = related &&
+    html`<span class="badge related" title=${relatedTip(group!.relevance!)}>${related}</span>`;
   const facts = group
     ? html`
       <span><${RelTime} ms=${group.best_ts_ms} prefix="best hit " /></span>
@@ -97,19 +103,24 @@ export function SessionCard(props: SessionCardProps) {
       <span><${RelTime} ms=${summary.updated_ms} prefix="updated " /></span>
       <span>${plural(summary.message_count, "message")}</span>
     `;
-  return html`<article class=${gone ? "card gone" : "card"} aria-labelledby=${headId}>
-    <div class="card-head">
-      <${SourceBadge} source=${source} />
-      ${machineBadge}
-      <a class="card-title card-link" id=${headId} href=${props.href ?? sessionHref(sessionKey)}
-        data-result="">${mark(title)}</a>
-      ${status} ${goneBadge}
-    </div>
-    <div class="card-meta">
-      ${project && html`<span class="project" title=${project}>${mark(project)}</span>`}
-      ${facts}
-      <${IdButton} id=${id} />
-    </div>
-    ${children}
-  </article>`;
+  const cls = ["card", gone && "gone", related && "related"].filter(Boolean).join(" ");
+  return html`
+    <article class=${cls} aria-labelledby=${headId}
+      data-tier=${group?.relevance?.tier}>
+        <div class="card-head">
+          <${SourceBadge} source=${source} />
+          ${machineBadge}
+          ${relatedBadge}
+          <a class="card-title card-link" id=${headId} href=${props.href ?? sessionHref(sessionKey)}
+            data-result="">${mark(title)}</a>
+          ${status} ${goneBadge}
+        </div>
+        <div class="card-meta">
+          ${project && html`<span class="project" title=${project}>${mark(project)}</span>`}
+          ${facts}
+          <${IdButton} id=${id} />
+        </div>
+        ${children}
+      </article>
+  `;
 }

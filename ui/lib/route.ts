@@ -1,19 +1,24 @@
 /**
  * Hash routes — the dashboard's state lives in the URL, so reload, Back/Forward and a
  * pasted link restore it:
- *  - `#/?q=…&source=a,b&role=user&superseded=1` is the home view with its query and
- *    filters (every parameter optional; `#/` alone is the plain recent list);
+ *  - `#/?q=…&source=a,b&role=user&superseded=1&sort=relevance` is the home view with its
+ *    query and filters (every parameter optional; `#/` alone is the plain recent list);
  *  - `#/session/<encoded key>?locate=…&q=…` a session detail (locate: the hit's opaque
  *    locator; q: the query whose words to highlight and step through);
  *  - team scope (only when the daemon has a team): `scope=team&machine=a,b` on the home
  *    view, and `#/remote/<machine>/<encoded key>?q=…` a remote session's prose. The team
  *    fields are absent from a local state (not false/empty), so every local href and
- *    parsed route is exactly what it was before team scope existed.
+ *    parsed route is exactly what it was before team scope existed;
+ *  - the message search's order (issue 27): `sort=relevance` is "Best match"; Newest is
+ *    the default and is never written, so `sort` is absent from a newest state like the
+ *    team fields from a local one, and every link made before the switch still means
+ *    newest. It is a preference of the view, kept in team scope too (where the lane
+ *    cannot apply it yet and says so).
  * Hash routing needs no server routes and keeps the page's own query string (for example
  * `?message_search=off`) untouched. Unknown sources and roles in a pasted link are dropped,
  * not trusted. Pure.
  */
-import type { Source } from "../api_client.ts";
+import type { SearchSort, Source } from "../api_client.ts";
 import { SOURCE_LIST } from "./sources.ts";
 
 export type Role = "user" | "assistant";
@@ -28,6 +33,8 @@ export interface ListState {
   scope?: "team";
   /** Team scope only: these machines (absent or empty: all). */
   machines?: string[];
+  /** "relevance": the message search's Best match order (absent: newest). */
+  sort?: "relevance";
 }
 
 /** A parsed route. */
@@ -75,6 +82,7 @@ export function parseRoute(hash: string): Route {
       roles: listOf(p.get("role"), ROLES),
       includeSuperseded: p.get("superseded") === "1",
     };
+    if (p.get("sort") === "relevance") list.sort = "relevance";
     if (p.get("scope") === "team") {
       list.scope = "team";
       const machines = (p.get("machine") ?? "").split(",").filter((x) => MACHINE_RE.test(x));
@@ -101,12 +109,19 @@ export function listHref(s: ListState): string {
   const roles = ROLES.filter((x) => s.roles.includes(x));
   if (roles.length) p.set("role", roles.join(","));
   if (s.includeSuperseded) p.set("superseded", "1");
+  if (s.sort === "relevance") p.set("sort", "relevance");
   if (s.scope === "team") {
     p.set("scope", "team");
     if (s.machines?.length) p.set("machine", [...s.machines].sort().join(","));
   }
   const str = p.toString();
   return str ? `#/?${str}` : "#/";
+}
+
+/** `s` in order `sort` (newest drops the field, so its href is the pre-switch one). */
+export function withSort(s: ListState, sort: SearchSort): ListState {
+  const { sort: _old, ...rest } = s;
+  return sort === "relevance" ? { ...rest, sort: "relevance" } : rest;
 }
 
 let lastList = "#/";

@@ -26,10 +26,14 @@
  *  - `total_sessions` (when the server knows it exactly) is kept across "load more" pages,
  *    so the lane can say "20 of 57 sessions"; `suggestions` (an empty first page only:
  *    what a wider request would really find) are kept for the empty state to offer.
+ *  - `query_terms` (relevance pages only, issue 27): what the question was reduced to;
+ *    `only_common` means nothing was searched. A query with `sort: "relevance"` has its
+ *    own key; a newest query's key (and request) is exactly what it was before the switch.
  */
 import {
   ApiError,
   type DegradedSessions,
+  type QueryTerms,
   type SearchGroup,
   type SearchPage,
   type SearchParams,
@@ -59,6 +63,8 @@ export interface LaneQuery {
   scope?: "team";
   /** Team scope: only these machines. */
   machines?: readonly string[];
+  /** "relevance": Best match order (absent: newest, and the key stays the newest one). */
+  sort?: "relevance";
 }
 
 /** What the lane shows. */
@@ -83,6 +89,8 @@ export interface LaneState {
   totalSessions: number | null;
   /** An empty first page's widenings that would find something (null: none, or not said). */
   suggestions: SearchSuggestions | null;
+  /** A relevance page's words searched and dropped (null: a newest page). */
+  queryTerms: QueryTerms | null;
 }
 
 /** Dependencies (the real ones in the hook, fakes in tests). */
@@ -113,10 +121,12 @@ export interface SearchLane {
 export function laneKey(q: LaneQuery | null): string {
   if (!q) return "";
   const local = [q.q.trim(), q.includeSuperseded, [...q.source].sort(), [...q.role].sort()];
-  // Team queries append their scope and machines: a local key is unchanged.
-  return JSON.stringify(
-    q.scope === "team" ? [...local, "team", [...q.machines ?? []].sort()] : local,
-  );
+  // Team queries append their scope and machines, relevance queries their order: a local
+  // newest key is unchanged.
+  const key: unknown[] = q.scope === "team"
+    ? [...local, "team", [...q.machines ?? []].sort()]
+    : local;
+  return JSON.stringify(q.sort === "relevance" ? [...key, "sort", "relevance"] : key);
 }
 
 /** True when the query has a term the server will search for. */
@@ -139,6 +149,7 @@ export const IDLE: LaneState = {
   tookMs: null,
   totalSessions: null,
   suggestions: null,
+  queryTerms: null,
 };
 
 function sessions(n: number): string {
@@ -224,6 +235,7 @@ export function createSearchLane(o: LaneOptions): SearchLane {
         source: q.source,
         role: q.role,
         ...(q.scope === "team" ? { scope: "team" as const, machines: q.machines ?? [] } : {}),
+        ...(q.sort === "relevance" ? { sort: "relevance" as const } : {}),
       }, t.signal);
     } catch (err) {
       if (isAbort(err) || !t.current()) return;
@@ -238,6 +250,7 @@ export function createSearchLane(o: LaneOptions): SearchLane {
           degraded: null,
           totalSessions: null,
           suggestions: null,
+          queryTerms: null,
           notice: "The index changed while paging — results restarted from the top.",
         });
         return run("restart", null);
@@ -254,6 +267,7 @@ export function createSearchLane(o: LaneOptions): SearchLane {
         stale: false,
         groups: mode === "more" ? state.groups : [],
         shownQuery: mode === "more" ? state.shownQuery : null,
+        queryTerms: mode === "more" ? state.queryTerms : null,
         error: (err as Error).message,
       });
       return;
@@ -276,6 +290,7 @@ export function createSearchLane(o: LaneOptions): SearchLane {
         loadingMore: mode === "more",
         notice,
         building: page.state === "building",
+        queryTerms: page.query_terms ?? (mode === "more" ? state.queryTerms : null),
       });
       return run(mode, cursor, { base: before, retrying: true });
     }
@@ -317,6 +332,7 @@ export function createSearchLane(o: LaneOptions): SearchLane {
       // Every page of one query answers the same total; a page without one keeps page 1's.
       totalSessions: page.total_sessions ?? (mode === "more" ? state.totalSessions : null),
       suggestions: mode !== "more" && groups.length === 0 ? usefulSuggestions(page) : null,
+      queryTerms: page.query_terms ?? (mode === "more" ? state.queryTerms : null),
     });
   }
 

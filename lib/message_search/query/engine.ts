@@ -25,6 +25,8 @@ import { Arena } from "./arena.ts";
 import { CursorExpiredError, InvalidCursorError } from "./errors.ts";
 import { normalizeRequest } from "./normalize_request.ts";
 import { renderPage } from "./render.ts";
+import { RANK_KEY, renderRelevancePage } from "./relevance_page.ts";
+import { runRelevanceScan } from "./relevance_scan.ts";
 import { type CountBudget, runScan } from "./run_scan.ts";
 import { suggestWidenings } from "./suggest.ts";
 import { buildPlan, type ScanPlan } from "./scan_plan.ts";
@@ -167,8 +169,62 @@ export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
       arena.pruneSummaries(live);
     }
     const base = { window_days: windowDays, groups: [], cursor: null };
+    const q = nreq.question;
+    const queryTerms = q
+      ? {
+        query_terms: {
+          kept: q.terms.map((t) => t.text),
+          dropped: q.dropped,
+          only_common: q.onlyCommon,
+        },
+      }
+      : {};
     if (current.sessions.length === 0) {
-      return { state: isReady() ? "ready" : "building", ...base, took_ms: took() };
+      return { state: isReady() ? "ready" : "building", ...base, ...queryTerms, took_ms: took() };
+    }
+    if (q) {
+      // Only common words: nothing is searched (never every session of the index).
+      if (q.onlyCommon) return { state: "ready", ...base, ...queryTerms, took_ms: took() };
+      if (pos !== null && pos.key !== RANK_KEY) {
+        throw new InvalidCursorError("Cursor was minted for another query or filter set");
+      }
+      const offset = pos === null ? 0 : pos.best;
+      const scan = await runRelevanceScan({
+        store,
+        arena,
+        plan: current,
+        req: nreq,
+        question: q,
+        cutoff: windowDays === null ? null : now() - windowDays * DAY_MS,
+        startedAt,
+        timeBudgetMs: nreq.complete ? Infinity : timeBudgetMs,
+        now: now(),
+        pageEnd: offset + nreq.limit,
+      });
+      if (scan.damage.length > 0) onDamage?.(scan.damage);
+      const page = renderRelevancePage(scan, {
+        question: q,
+        offset,
+        limit: nreq.limit,
+        budgetBytes: responseBudgetBytes,
+      });
+      const res: SearchResponse = {
+        state: page.state,
+        window_days: windowDays,
+        groups: page.groups,
+        cursor: page.next === undefined
+          ? null
+          : mintCursor(key, { fp, rev: manifest.revision, pos: page.next, seen: page.next.best }),
+        ...queryTerms,
+        took_ms: 0,
+      };
+      if (page.partial_reason) res.partial_reason = page.partial_reason;
+      if (page.degraded) res.degraded = page.degraded;
+      if (scan.stop === "done" && scan.degraded.length === 0) {
+        res.total_sessions = scan.ranked.length;
+      }
+      res.took_ms = took();
+      return res;
     }
     const scan = await runScan({
       store,

@@ -30,6 +30,7 @@ export {
   HITS_PER_GROUP,
   MAX_LIMIT,
   RANGES_PER_HIT_MAX,
+  SEARCH_SORTS,
   SNIPPET_MAX_BYTES,
 } from "./types.ts";
 export type {
@@ -37,6 +38,8 @@ export type {
   DegradedReason,
   DegradedSession,
   DegradedSessions,
+  GroupRelevance,
+  QueryTerms,
   SearchCallOptions,
   SearchEngine,
   SearchEngineOptions,
@@ -44,6 +47,8 @@ export type {
   SearchHit,
   SearchRequest,
   SearchResponse,
+  SearchSort,
   SearchSuggestion,
   SearchSuggestions,
 } from "./types.ts";
+export { onlyCommonLine, relevanceLabel } from "./relevance_label.ts";

@@ -11,7 +11,14 @@
 import { type Source, SOURCES } from "../record.ts";
 import { fold } from "./fold.ts";
 import { parseQuery } from "./parse_query.ts";
-import { DEFAULT_LIMIT, MAX_LIMIT, type SearchRequest } from "./types.ts";
+import { parseQuestion, type Question } from "./question.ts";
+import {
+  DEFAULT_LIMIT,
+  MAX_LIMIT,
+  SEARCH_SORTS,
+  type SearchRequest,
+  type SearchSort,
+} from "./types.ts";
 
 /** Longest project filter accepted (a path). */
 export const PROJECT_MAX_CHARS = 4096;
@@ -38,6 +45,10 @@ export interface NormalizedRequest {
   complete: boolean;
   limit: number;
   cursor: string | null;
+  /** The page order (SearchRequest.sort). */
+  sort: SearchSort;
+  /** A relevance request's question (its terms are `needles`); null for newest. */
+  question: Question | null;
   /** Canonical JSON of everything above except the cursor (cursors pin its keyed hash). */
   identity: string;
 }
@@ -68,7 +79,14 @@ function listOf<T extends string>(
 /** Validates `req`; throws RangeError/TypeError naming the offending field. */
 export function normalizeRequest(req: SearchRequest): NormalizedRequest {
   if (!req || typeof req !== "object") throw new TypeError("A search request must be an object");
-  const { needles } = parseQuery(req.q);
+  const sort = req.sort ?? "newest";
+  if (!SEARCH_SORTS.includes(sort)) {
+    throw new RangeError(`Unknown sort "${String(sort)}": expected newest or relevance`);
+  }
+  // A relevance request is a question: its stopwords are dropped (question.ts), so a long
+  // question is not refused for having more than NEEDLES_MAX words.
+  const question = sort === "relevance" ? parseQuestion(req.q) : null;
+  const needles = question ? question.terms.map((t) => t.text) : parseQuery(req.q).needles;
   const limit = req.limit ?? DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
     throw new RangeError(`"limit" must be an integer 1..${MAX_LIMIT}: got "${String(limit)}"`);
@@ -108,6 +126,10 @@ export function normalizeRequest(req: SearchRequest): NormalizedRequest {
     until,
     inc,
     limit,
+    // Newest identities are the seed's (its cursors keep verifying); a relevance one differs.
+    ...(question
+      ? ["relevance", question.terms.map((t) => `${t.phrase ? "p" : "w"}:${t.text}`).sort()]
+      : []),
   ]);
   return {
     needles,
@@ -121,6 +143,8 @@ export function normalizeRequest(req: SearchRequest): NormalizedRequest {
     complete,
     limit,
     cursor,
+    sort,
+    question,
     identity,
   };
 }

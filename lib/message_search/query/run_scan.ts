@@ -55,7 +55,7 @@ import { bloomMayContain, needleSummaryHashes, needleTrigrams } from "./trigram.
 import type { DegradedSession } from "./types.ts";
 
 /** True when every generation has a summary and none of them can hold one of the needles. */
-function summaryRulesOut(
+export function summaryRulesOut(
   arena: Arena,
   gens: readonly string[],
   hashes: readonly (Uint32Array | null)[],
@@ -90,7 +90,7 @@ const RENDER_RESERVE_MS = 2;
  * is loaded by the next query that reaches it and retries always make progress.
  */
 function loadWouldOverrun(
-  x: ScanInput,
+  x: Pick<ScanInput, "arena" | "startedAt" | "timeBudgetMs">,
   { g, fresh, records, files }: { g: string; fresh: number; records: number; files: number },
 ): boolean {
   if (fresh === 0 || x.arena.wasDeferred(g)) return false;
@@ -149,7 +149,7 @@ export interface ScanOutcome {
 }
 
 /** True when nothing of session `s` can be on this page (filters, bounds, cursor). */
-function outOfScope(
+export function outOfScope(
   s: PlanSession,
   { req: r, pos, to }: { req: NormalizedRequest; pos: CursorPosition | null; to: number },
 ): boolean {
@@ -163,7 +163,7 @@ function outOfScope(
 }
 
 /** Per-query load state: bytes read from disk, and whether any session was matched. */
-interface LoadState {
+export interface LoadState {
   fresh: number;
   matched: boolean;
 }
@@ -173,8 +173,8 @@ interface LoadState {
  * segment that is missing or corrupt (noted in the arena); "timeout" when the budget is
  * spent; "deferred" when a segment load could not end inside the budget (see overBudget).
  */
-async function loadSession(
-  x: ScanInput,
+export async function loadSession(
+  x: Pick<ScanInput, "arena" | "store" | "startedAt" | "timeBudgetMs">,
   s: PlanSession,
   st: LoadState,
 ): Promise<SegmentView[] | { failed: string } | "timeout" | "deferred"> {

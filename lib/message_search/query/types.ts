@@ -67,6 +67,52 @@ export interface SearchRequest {
    * identity: both modes select the same pages. @default false
    */
   complete?: boolean;
+  /**
+   * Page order (issue 27): `newest` — the seed's contract, unchanged: sessions by their
+   * newest hit, every needle within one message; `relevance` — a question's content words
+   * scored BM25 per message and per session (query/relevance/), exact sessions first,
+   * then, when they fill less than a page, related ones (some words, or all of them spread
+   * over several messages, or matching only without accents / with a suffix folded), each
+   * group saying which (`SearchGroup.relevance`). Part of a cursor's identity.
+   * @default "newest"
+   */
+  sort?: SearchSort;
+}
+
+/** The two page orders of {@link SearchRequest.sort}. */
+export type SearchSort = "newest" | "relevance";
+export const SEARCH_SORTS: readonly SearchSort[] = ["newest", "relevance"];
+
+/** How a group of a relevance page matched (absent on newest pages). */
+export interface GroupRelevance {
+  /**
+   * exact: one message holds every content word (and every quoted phrase) as the seed's
+   * fold matches it; related: anything less — shown only after the exact groups.
+   */
+  tier: "exact" | "related";
+  /** Content words of the question found in the session (any message). */
+  terms_matched: number;
+  /** Content words of the question (stopwords and question words dropped). */
+  terms_total: number;
+  /** Every content word is in the session, but no one message holds them all. */
+  spread: boolean;
+  /** Some word matched only with accents stripped or a suffix folded. */
+  loose: boolean;
+  /** The session's score (larger is better; comparable within one response only). */
+  score: number;
+}
+
+/** What a relevance request made of its question (absent on newest pages). */
+export interface QueryTerms {
+  /** The content words and phrases searched, folded. */
+  kept: string[];
+  /** Words dropped as stopwords or question words. */
+  dropped: string[];
+  /**
+   * Every word was a stopword or a question word ("how did we"): nothing was searched —
+   * say so instead of listing every session.
+   */
+  only_common: boolean;
 }
 
 /** Per-call hooks of {@link SearchEngine.search} (not part of the wire request). */
@@ -111,8 +157,13 @@ export interface SearchGroup {
   source_gone: boolean;
   title: string | null;
   project: string | null;
-  /** At most HITS_PER_GROUP, most recent first. */
+  /**
+   * At most HITS_PER_GROUP: most recent first on a newest page; best-matching first on a
+   * relevance page (every matched word highlighted in `ranges`).
+   */
   hits: SearchHit[];
+  /** Relevance pages only: how the session matched. */
+  relevance?: GroupRelevance;
 }
 
 /**
@@ -181,6 +232,8 @@ export interface SearchResponse {
    * widened search found at least one session; an absent object means nothing would help.
    */
   suggestions?: SearchSuggestions;
+  /** Relevance pages only: the words searched and dropped. */
+  query_terms?: QueryTerms;
   took_ms: number;
 }
 
