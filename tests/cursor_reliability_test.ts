@@ -22,6 +22,7 @@ import {
 } from "../lib/message_search/cursor.ts";
 import type { CursorClass, FileCursor } from "../lib/message_search/cursor_types.ts";
 import { figure } from "./helpers/figures.ts";
+import { systemTool } from "./helpers/temp.ts";
 
 const STRESS = /^(1|true|yes|on)$/i.test(Deno.env.get("INTENDANT_STRESS") ?? "");
 const SEED = Number(Deno.env.get("INTENDANT_SEED") ?? Date.now() % 1e9);
@@ -596,7 +597,7 @@ async function permissionAsNobody(dir: string, file: string): Promise<string> {
   const args = ["-u", "nobody", "--", deno, "run", "--no-config", "--allow-read"];
   let out: Deno.CommandOutput;
   try {
-    out = await new Deno.Command("runuser", {
+    out = await new Deno.Command(systemTool("runuser"), {
       args: [...args, script, file],
       env: { DENO_DIR: denoDir },
     }).output();

@@ -24,6 +24,7 @@ import {
 import { figure, STRESS } from "./helpers/figures.ts";
 import { writeNativeSession } from "./helpers/native_corpus.ts";
 import { PV, withTempDir } from "./helpers/store_fixtures.ts";
+import { systemTool } from "./helpers/temp.ts";
 
 const HELPERS = new URL("./helpers/", import.meta.url).pathname;
 const REPO = new URL("../", import.meta.url).pathname;
@@ -315,7 +316,7 @@ Deno.test("B14: a source failing mid-sweep stays isolated; every other source pu
     const eacces = chown.success
       ? await runChild(
         [
-          "runuser",
+          systemTool("runuser"),
           "-u",
           "nobody",
           "--",

@@ -57,3 +57,19 @@ export const DENO = Deno.execPath();
 
 /** Repo root (this file is tests/helpers/temp.ts). */
 export const REPO_ROOT = new URL("../../", import.meta.url).pathname.replace(/\/$/, "");
+
+/**
+ * The absolute path of a system tool that may live outside a minimal PATH (runuser is in
+ * /usr/sbin, which `env -i PATH=/usr/bin:/bin` — a fresh machine's CI — leaves out), or the
+ * bare name when none of the usual places has it.
+ */
+export function systemTool(name: string): string {
+  const dirs = [...(Deno.env.get("PATH") ?? "").split(":"), "/usr/sbin", "/sbin", "/usr/bin"];
+  for (const d of dirs) {
+    if (!d) continue;
+    try {
+      if (Deno.statSync(`${d}/${name}`).isFile) return `${d}/${name}`;
+    } catch { /* not here */ }
+  }
+  return name;
+}
