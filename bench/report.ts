@@ -213,6 +213,24 @@ export function renderTable(r: R): string {
     "0 shards loaded",
     ok(eq.shardsLoadedPerWarmQuery === 0),
   ]);
+  // Relevance (issue 27) beside the newest order of the same run and the same arena.
+  const rv = eq.relevance;
+  if (rv) {
+    const names = Object.keys(rv.warm);
+    const worstRel = Math.max(...names.filter((k) => k !== "stopword").map((k) => rv.warm[k].p95));
+    const stopRel = rv.warm.stopword?.p95 ?? 0;
+    const coldRel = Math.max(...names.map((k) => rv.cold[k].ms));
+    rows.push([
+      "relevance (sort=relevance): warm p95 worst needle · stopword · cold first page worst",
+      `${ms(worstRel)} · ${ms(stopRel)} · ${ms(coldRel)} (${
+        names.map((k) => `${k} ${n(rv.warm[k].p95)}`).join(" · ")
+      })`,
+      `newest, same run: warm p95 worst ${ms(worstWarm)}`,
+      ratio(worstRel, worstWarm),
+      "≤ 20 ms (stopword ≤ 50), cold ≤ 300 ms",
+      ok(worstRel <= 20 && stopRel <= 50 && coldRel <= 300),
+    ]);
+  }
   rows.push([
     "daemon RSS idle (after its first sweep)",
     `${mib(d.idleRss)} (launcher process beside it: ${mib(d.launcherRss)})`,
