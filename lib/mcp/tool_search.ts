@@ -29,6 +29,8 @@ import { InvalidInputError } from "../errors.ts";
 import { sessionDetail } from "../catalog/mod.ts";
 import type { McpBackend } from "./backend.ts";
 import {
+  byteLength,
+  cutToBytes,
   field,
   FRAMING,
   markedSnippet,
@@ -343,7 +345,8 @@ async function render(
     : "local index";
   const order = o.req.sort === "relevance" ? "best match first" : "most recent first";
   out.add(
-    `search_messages ${JSON.stringify(o.req.q)}: ${groups.length} session(s) on this page` +
+    // The query is not echoed: the agent has it, and it costs bytes on every page.
+    `search_messages: ${groups.length} session(s) on this page` +
       `${totalNote(res, o.first - 1 + groups.length)}, ${order} (answered by the ${answeredBy}).`,
   );
   const t = res.query_terms;
@@ -417,6 +420,36 @@ function suggestionNote(res: SearchResponse): string {
   return parts.length ? ` Wider searches that do find something: ${parts.join("; ")}.` : "";
 }
 
+/** Longest snippet of a relevance page (bytes, after masking and marking). */
+export const COMPACT_SNIPPET_BYTES = 120;
+/** Longest title of a relevance page, in characters. */
+export const COMPACT_TITLE_CHARS = 72;
+
+/** `t` cut to COMPACT_TITLE_CHARS at a word edge, with "…". */
+function shortTitle(t: string | null): string | null {
+  if (t === null || [...t].length <= COMPACT_TITLE_CHARS) return t;
+  const cut = [...t].slice(0, COMPACT_TITLE_CHARS).join("");
+  const space = cut.lastIndexOf(" ");
+  return `${space > COMPACT_TITLE_CHARS * 0.6 ? cut.slice(0, space) : cut}…`;
+}
+
+/**
+ * A marked, MASKED snippet cut to `maxBytes` at a word edge, never inside a «mark», with
+ * "…" (cut after masking: a cut can only hide text, never show more of a key).
+ */
+export function compactSnippet(marked: string, maxBytes: number): string {
+  if (byteLength(marked) <= maxBytes) return marked;
+  let s = cutToBytes(marked, maxBytes);
+  const space = s.lastIndexOf(" ");
+  if (space > s.length * 0.6) s = s.slice(0, space);
+  const open = s.lastIndexOf("«");
+  if (open > s.lastIndexOf("»")) s = s.slice(0, open).trimEnd();
+  // Never inside a mask's "…[kind]" label: the kind is what the reader must see.
+  const label = s.lastIndexOf("[");
+  if (label > s.lastIndexOf("]")) s = s.slice(0, label).replace(/\S*…$/, "").trimEnd();
+  return s.endsWith("…") ? s : `${s}…`;
+}
+
 async function groupLines(
   b: McpBackend,
   g: AnyGroup,
@@ -437,38 +470,52 @@ async function groupLines(
     `\n## ${o.n}. Session (${g.source}, ${g.total_hits} matching message(s)${
       g.source_gone ? ", its source files are gone" : ""
     }${local ? "" : ", on another machine"})${
-      related ? ` — ${related.replace(/^related/, "RELATED")}, not an exact match` : ""
+      related ? ` — ${related.replace(/^related/, "RELATED")}` : ""
     }`,
-    quotedField("title", titleField(g.title) || "(untitled session)"),
+    // A relevance page's title is cut shorter (COMPACT_TITLE_CHARS, at a word edge): the cut
+    // comes before titleField, whose cut-end check then covers it (H2).
+    quotedField(
+      "title",
+      titleField(o.req.sort === "relevance" ? shortTitle(g.title) : g.title) ||
+        "(untitled session)",
+    ),
     ...(g.machine === undefined ? [] : [quotedField("machine", field(g.machine))]),
     quotedField("session", field(g.session_key)),
-    quotedField("project", field(g.project) || "-"),
+    // The project is said once: inside the resume command when that holds it (cd P && …).
+    ...(resume && g.project && resume.includes(g.project)
+      ? []
+      : [quotedField("project", field(g.project) || "-")]),
     quotedField(
       local ? "resume" : "resume (on that machine)",
       resume ? field(resume) : "(unknown)",
     ),
   ];
-  // One dashboard link per session (at its first hit), a short hit id per hit (hit_ids.ts):
-  // a locator printed per hit, twice, was most of an answer's bytes.
-  const first = g.hits[0];
-  if (local && first) {
-    lines.push(`open: ${hitLink(o.port, g.session_key, { locator: first.locator, q: o.req.q })}`);
-  }
-  for (const h of g.hits) {
+  // Compact for an agent's context (issue 27): one dashboard link per session (the
+  // session itself: a located link is ~300 bytes of base64), a short hit id per hit
+  // (hit_ids.ts) instead of the locator, and on a relevance page the best hit only, its
+  // snippet at most COMPACT_SNIPPET_BYTES (the header says how many messages matched;
+  // read_session shows them).
+  if (local && g.hits.length) lines.push(`open: ${hitLink(o.port, g.session_key)}`);
+  const relevance = o.req.sort === "relevance";
+  const shown = relevance ? g.hits.slice(0, 1) : g.hits;
+  for (const h of shown) {
     const flags = [h.subagent ? "subagent" : "", h.truncated ? "message truncated in index" : ""]
       .filter(Boolean);
     lines.push(
       [
-        `- ${new Date(h.ts_ms).toISOString()} ${h.role}${
+        `- ${new Date(h.ts_ms).toISOString().replace(/\.\d{3}Z$/, "Z")} ${h.role}${
           flags.length ? ` (${flags.join(", ")})` : ""
         } hit=${hitId(g.session_key, h.locator)}`,
         ...(h.superseded ? [`  ${SUPERSEDED_NOTE}.`] : []),
         `  ${
-          markedSnippet(h.snippet, {
-            offset: h.snippet_offset_bytes,
-            ranges: h.ranges,
-            cutEnd: h.snippet_cut_end,
-          })
+          compactSnippet(
+            markedSnippet(h.snippet, {
+              offset: h.snippet_offset_bytes,
+              ranges: h.ranges,
+              cutEnd: h.snippet_cut_end,
+            }),
+            relevance ? COMPACT_SNIPPET_BYTES : Infinity,
+          )
         }`,
       ].join("\n"),
     );

@@ -23,5 +23,4 @@ export function hitLink(
 
 /** Said once per result that carries links. */
 export const LINK_NOTE =
-  "Links open the Intendant dashboard (the user's browser must have opened it once; " +
-  "`intendant url` prints the link with its token).";
+  "Links open the Intendant dashboard (in a browser that opened `intendant url` once).";

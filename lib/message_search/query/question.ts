@@ -58,7 +58,8 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
     "yet you your yours yourself yourselves anything something everything nothing thing " +
     "things way ways again also already tell told say said know remember recall find found " +
     "happened happen discussed discuss talked talk decided decide ago last time yesterday " +
-    "today earlier recently lets let's i'm we're it's that's what's did't didn't don't " +
+    "today earlier recently keep keeps kept keeping still always sometimes usually " +
+    "really actually lets let's i'm we're it's that's what's did't didn't don't " +
     "doesn't isn't wasn't weren't can't couldn't won't wouldn't shouldn't").split(" "),
 );
 

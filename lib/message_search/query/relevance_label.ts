@@ -16,7 +16,7 @@ export function relevanceLabel(r: GroupRelevance | undefined): string | null {
       ? "the word"
       : `${r.terms_matched} of ${r.terms_total} words`,
   ];
-  if (r.loose) parts.push("some only without accents or with a suffix folded");
+  if (r.loose) parts.push("some loosely (accents or suffix)");
   return `related: ${parts.join("; ")}`;
 }
 
