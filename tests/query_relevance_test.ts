@@ -196,6 +196,13 @@ Deno.test("relevance: only common words, accents, phrases and paging", async () 
       spread: false,
     });
     assert.equal(cafe.groups[0]!.relevance!.spread, false, "one message holds the one word");
+    // The accented words are highlighted too: every range covers a whole original word.
+    const lh = marmot.groups.find((g) => g.session_key.endsWith("marmot-loose"))!.hits[0]!;
+    const bytes = new TextEncoder().encode("a lántern for the mármot");
+    assert.deepEqual(
+      lh.ranges.map(([a, b]) => new TextDecoder().decode(bytes.subarray(a, b))),
+      ["lántern", "mármot"],
+    );
     const accented = await search("café");
     assert.equal(accented.groups[0]!.relevance!.tier, "exact");
 

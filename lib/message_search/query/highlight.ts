@@ -78,12 +78,33 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 
 /** Sorted, overlap-merged byte ranges of every needle in `text` (capped). */
-export function highlightRanges(text: string, needles: readonly string[]): [number, number][] {
+export function highlightRanges(
+  text: string,
+  needles: readonly string[],
+  loose: readonly RegExp[] = [],
+): [number, number][] {
   const map = foldWithMap(text);
   const raw: [number, number][] = [];
   for (const n of needles) {
     for (const p of allMatches(map.folded, n, RANGES_PER_HIT_MAX)) {
       raw.push(toByteRange(map, p, p + n.length));
+    }
+  }
+  // Accent-insensitive matchers (a relevance page's loose words: question.ts bareRegex).
+  for (const re of loose) {
+    re.lastIndex = 0;
+    let k = 0;
+    for (
+      let m = re.exec(map.folded);
+      m !== null && k < RANGES_PER_HIT_MAX;
+      m = re.exec(map.folded)
+    ) {
+      if (m[0].length === 0) {
+        re.lastIndex++;
+        continue;
+      }
+      raw.push(toByteRange(map, m.index, m.index + m[0].length));
+      k++;
     }
   }
   raw.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
@@ -172,8 +193,12 @@ export function secretSafeWindow(
 }
 
 /** Ranges and snippet of one hit. */
-export function highlight(text: string, needles: readonly string[]): Highlight {
-  const ranges = highlightRanges(text, needles);
+export function highlight(
+  text: string,
+  needles: readonly string[],
+  loose: readonly RegExp[] = [],
+): Highlight {
+  const ranges = highlightRanges(text, needles, loose);
   const bytes = enc.encode(text);
   const first = ranges[0] ?? [0, 0];
   // Word edges first, the secret check last: the window the masker sees is the one shown.

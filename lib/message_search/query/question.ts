@@ -152,3 +152,15 @@ export function parseQuestion(q: string): Question {
   }
   return { terms, dropped, onlyCommon: terms.length === 0 };
 }
+
+/**
+ * The accent-insensitive matcher of a bare (mark-free) word: its characters with any
+ * combining marks allowed after each one, over folded (NFD) text — `marmot` matches
+ * `ma\u0301rmot` (`mármot`). Global and Unicode: callers reset lastIndex.
+ */
+export function bareRegex(bare: string): RegExp {
+  return new RegExp(
+    [...bare].map((c) => c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join("\\p{M}*") + "\\p{M}*",
+    "gu",
+  );
+}

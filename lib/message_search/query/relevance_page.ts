@@ -10,7 +10,7 @@
  * quarantined session in scope → partial/degraded with the cursor a ready page carries;
  * a cut by the response budget → partial/budget, cursor after the last group that fit.
  */
-import type { Question } from "./question.ts";
+import { bareRegex, type Question } from "./question.ts";
 import type { RelevanceOutcome } from "./relevance_scan.ts";
 import { renderGroup } from "./render.ts";
 import type { CursorPosition } from "./search_cursor.ts";
@@ -42,6 +42,7 @@ export function renderRelevancePage(
   next: CursorPosition | undefined;
 } {
   const needles = highlightNeedles(o.question);
+  const loose = o.question.terms.filter((t) => !t.phrase).map((t) => bareRegex(t.bare ?? t.text));
   const degraded = scan.degraded.length === 0 ? undefined : {
     count: scan.degraded.length,
     lost: scan.degraded.filter((d) => d.reason === "source_gone").length,
@@ -51,11 +52,15 @@ export function renderRelevancePage(
   const groups: SearchGroup[] = [];
   let cut = false;
   for (const r of scan.ranked.slice(o.offset, o.offset + o.limit)) {
-    const g = renderGroup({
-      session: r.session,
-      match: { best: r.best, total: r.total, hits: r.hits },
-      pos: { best: r.best, key: r.session.key },
-    }, needles);
+    const g = renderGroup(
+      {
+        session: r.session,
+        match: { best: r.best, total: r.total, hits: r.hits },
+        pos: { best: r.best, key: r.session.key },
+      },
+      needles,
+      loose,
+    );
     g.relevance = r.relevance;
     const size = enc.encode(JSON.stringify(g)).length + 1;
     if (groups.length > 0 && used + size > o.budgetBytes) {

@@ -48,7 +48,7 @@ import type { Arena } from "./arena.ts";
 import { continuesCharacter, findValid } from "./match.ts";
 import type { NormalizedRequest } from "./normalize_request.ts";
 import { ROLE_USER } from "./normalize_request.ts";
-import type { Question } from "./question.ts";
+import { bareRegex, type Question } from "./question.ts";
 import { loadSession, type LoadState, outOfScope, summaryRulesOut } from "./run_scan.ts";
 import type { PlanSession, ScanPlan } from "./scan_plan.ts";
 import type { HitRef } from "./session_scan.ts";
@@ -143,10 +143,7 @@ const MARK = /\p{M}/u;
 function formsOf(q: Question): TermForms[] {
   return q.terms.map((t) => {
     const bareText = t.phrase ? null : (t.bare ?? t.text);
-    const bare = bareText === null ? null : new RegExp(
-      [...bareText].map((c) => c.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")).join("\\p{M}*"),
-      "gu",
-    );
+    const bare = bareText === null ? null : bareRegex(bareText);
     return {
       exact: t.text,
       exactTri: needleTrigrams(t.text),

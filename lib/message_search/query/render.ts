@@ -33,11 +33,11 @@ const ENVELOPE_BYTES = 512;
 
 const enc = new TextEncoder();
 
-function renderHit(h: HitRef, needles: readonly string[]): SearchHit {
+function renderHit(h: HitRef, needles: readonly string[], loose: readonly RegExp[]): SearchHit {
   const e = h.entry;
   const i = h.i;
   // Decoded from the segment's payload only now, for the few hits a page shows.
-  const hl = highlight(e.text(i), needles);
+  const hl = highlight(e.text(i), needles, loose);
   const { id, locator } = e.tail(i);
   const flags = e.flags[i]!;
   const seq = e.seq[i]!;
@@ -57,8 +57,15 @@ function renderHit(h: HitRef, needles: readonly string[]): SearchHit {
   };
 }
 
-/** Renders one group with its shown hits highlighted. */
-export function renderGroup(c: Candidate, needles: readonly string[]): SearchGroup {
+/**
+ * Renders one group with its shown hits highlighted (`loose`: accent-insensitive matchers
+ * of a relevance page, marked as well).
+ */
+export function renderGroup(
+  c: Candidate,
+  needles: readonly string[],
+  loose: readonly RegExp[] = [],
+): SearchGroup {
   const e = c.session.entry;
   return {
     session_key: c.session.key,
@@ -69,7 +76,7 @@ export function renderGroup(c: Candidate, needles: readonly string[]): SearchGro
     source_gone: e.source_gone,
     title: e.meta.title,
     project: e.meta.project,
-    hits: c.match.hits.map((h) => renderHit(h, needles)),
+    hits: c.match.hits.map((h) => renderHit(h, needles, loose)),
   };
 }
 
