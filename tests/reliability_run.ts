@@ -4,6 +4,9 @@
  * `FIGURE <id>: <line>` lines, prints them as one table ordered by plan id, and writes
  * tests/RELIABILITY.md with the machine and the date. `--stress` runs the plan's full N
  * (INTENDANT_STRESS=1). Exits non-zero when any test failed or a plan id reported nothing.
+ * `--from-log FILE` reads the output of a suite run that already happened instead (a
+ * `.ci/run` log holds every FIGURE line: the suite is the same), so the table of a CI run
+ * is written without running the ~20 minutes again; its duration is then the log's.
  */
 import { join } from "node:path";
 
@@ -27,18 +30,29 @@ async function machine(): Promise<string> {
 }
 
 const started = Date.now();
-const child = new Deno.Command(Deno.execPath(), {
-  args: ["test", "-A", "--parallel"],
-  cwd: ROOT,
-  env: { NO_COLOR: "1", ...(stress ? { INTENDANT_STRESS: "1" } : {}) },
-  stdout: "piped",
-  stderr: "piped",
-}).spawn();
-const [out, err, status] = await Promise.all([
-  new Response(child.stdout).text(),
-  new Response(child.stderr).text(),
-  child.status,
-]);
+const fromLog = Deno.args.includes("--from-log")
+  ? Deno.args[Deno.args.indexOf("--from-log") + 1]
+  : undefined;
+let out = "";
+let err = "";
+let status: { success: boolean };
+if (fromLog !== undefined) {
+  out = await Deno.readTextFile(fromLog);
+  status = { success: /^ok \| /m.test(out) && !/^FAILED \| /m.test(out) };
+} else {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["test", "-A", "--parallel"],
+    cwd: ROOT,
+    env: { NO_COLOR: "1", ...(stress ? { INTENDANT_STRESS: "1" } : {}) },
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  [out, err, status] = await Promise.all([
+    new Response(child.stdout).text(),
+    new Response(child.stderr).text(),
+    child.status,
+  ]);
+}
 const text = out + "\n" + err;
 const figures = new Map<string, string[]>();
 for (const m of text.matchAll(/FIGURE ([A-H]\d{1,2}): (.+)/g)) {
@@ -90,10 +104,14 @@ console.log(
 );
 const md = `# Reliability figures
 
-Produced by \`deno task reliability${stress ? " --stress" : ""}\` on ${
-  new Date().toISOString().slice(0, 10)
-}
-(${await machine()}), in ${Math.round((Date.now() - started) / 1000)} s. N is ${
+Produced by \`deno task reliability${stress ? " --stress" : ""}${
+  fromLog !== undefined ? " --from-log" : ""
+}\` on ${new Date().toISOString().slice(0, 10)}
+(${await machine()}), in ${
+  fromLog !== undefined
+    ? `a suite run of ${summary.match(/\(([^)]*)\)\s*$/)?.[1] ?? "unknown length"} (a .ci/run log)`
+    : `${Math.round((Date.now() - started) / 1000)} s`
+}. N is ${
   stress
     ? "the plan's full N (INTENDANT_STRESS=1)"
     : "the moderate CI N; `deno task test:stress` runs the plan's full N"
