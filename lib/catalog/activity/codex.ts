@@ -1,5 +1,5 @@
 /**
- * Codex rollout activity (formats.md §1; codex-rs protocol models.rs / protocol.rs):
+ * Codex rollout activity (codex-rs protocol models.rs / protocol.rs):
  * - calls are `response_item`s: `function_call` (name, optional namespace, `arguments`
  *   as a JSON string), `custom_tool_call` (freeform `input`, e.g. apply_patch),
  *   `local_shell_call` (`action.command` argv; call_id, else id), `tool_search_call`,

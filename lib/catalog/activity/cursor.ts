@@ -1,5 +1,5 @@
 /**
- * Cursor CLI (`cursor-agent`) transcript activity (formats-more.md §4, [3p] only: the CLI
+ * Cursor CLI (`cursor-agent`) transcript activity ([3p] only: the CLI
  * is closed source; agentsview, deja-vu and cli-continues read the same shapes):
  * - lines are `{role, message: {content: [blocks]}}` with Anthropic-style blocks; calls
  *   are `tool_use` blocks (id, name, input) of assistant lines, after the text of their

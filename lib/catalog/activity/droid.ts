@@ -1,5 +1,5 @@
 /**
- * Factory Droid session activity (formats-more.md §5; droid-sdk-typescript
+ * Factory Droid session activity (droid-sdk-typescript
  * `protocol/messages.ts` block schema, [3p] Maestro / cli-continues for the lines):
  * - line 1 is `session_start` (no activity); `message` lines carry
  *   `{id, timestamp, parentId?, message: {role, content: [blocks]}}`;

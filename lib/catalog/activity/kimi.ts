@@ -1,5 +1,5 @@
 /**
- * Kimi Code wire activity (formats.md §3; kimi-code agent-core-v2 loopEventFold.ts):
+ * Kimi Code wire activity (kimi-code agent-core-v2 loopEventFold.ts):
  * - calls are `context.append_loop_event` events of type `tool.call` (toolCallId, name,
  *   args); results are `tool.result` events (toolCallId, result {output: string or
  *   content parts, isError?, note?}). Older or migrated wires keep them as messages

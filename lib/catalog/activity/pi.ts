@@ -1,5 +1,5 @@
 /**
- * Pi session activity (formats.md §4; pi-mono packages/ai types.ts, coding-agent
+ * Pi session activity (pi-mono packages/ai types.ts, coding-agent
  * core/messages.ts and tools/bash.ts):
  * - calls are `toolCall` blocks (id, name, arguments) in an assistant message entry; a
  *   call sits after the text of its own entry (part = block index + 1);
