@@ -72,7 +72,7 @@ export interface BlockView {
 }
 
 /** Index of the record (in [first, last)) whose span contains `pos`. */
-function recordAt(b: BlockView, pos: number): number {
+export function recordAt(b: Pick<BlockView, "first" | "last" | "recStart">, pos: number): number {
   let lo = b.first;
   let hi = b.last - 1;
   while (lo < hi) {

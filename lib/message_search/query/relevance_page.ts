@@ -12,16 +12,12 @@
  */
 import { bareRegex, type Question } from "./question.ts";
 import type { RelevanceOutcome } from "./relevance_scan.ts";
-import { renderGroup } from "./render.ts";
+import { degradedOf, fitGroups, renderGroup } from "./render.ts";
 import type { CursorPosition } from "./search_cursor.ts";
-import { DEGRADED_LIST_MAX, type SearchGroup, type SearchResponse } from "./types.ts";
+import type { SearchResponse } from "./types.ts";
 
 /** The key of a relevance cursor's position (its `best` is a rank). */
 export const RANK_KEY = "#rank";
-
-/** Bytes reserved for the envelope (state, cursor, query_terms, took_ms). */
-const ENVELOPE_BYTES = 1024;
-const enc = new TextEncoder();
 
 /** Every form a hit's text may hold a term in: exact, suffix-folded, unaccented. */
 export function highlightNeedles(q: Question): string[] {
@@ -43,33 +39,24 @@ export function renderRelevancePage(
 } {
   const needles = highlightNeedles(o.question);
   const loose = o.question.terms.filter((t) => !t.phrase).map((t) => bareRegex(t.bare ?? t.text));
-  const degraded = scan.degraded.length === 0 ? undefined : {
-    count: scan.degraded.length,
-    lost: scan.degraded.filter((d) => d.reason === "source_gone").length,
-    sessions: scan.degraded.slice(0, DEGRADED_LIST_MAX),
-  };
-  let used = ENVELOPE_BYTES + (degraded ? enc.encode(JSON.stringify(degraded)).length : 0);
-  const groups: SearchGroup[] = [];
-  let cut = false;
-  for (const r of scan.ranked.slice(o.offset, o.offset + o.limit)) {
-    const g = renderGroup(
-      {
-        session: r.session,
-        match: { best: r.best, total: r.total, hits: r.hits },
-        pos: { best: r.best, key: r.session.key },
-      },
-      needles,
-      loose,
-    );
-    g.relevance = r.relevance;
-    const size = enc.encode(JSON.stringify(g)).length + 1;
-    if (groups.length > 0 && used + size > o.budgetBytes) {
-      cut = true;
-      break;
-    }
-    used += size;
-    groups.push(g);
-  }
+  const degraded = degradedOf(scan.degraded);
+  const { groups, cut } = fitGroups(
+    scan.ranked.slice(o.offset, o.offset + o.limit),
+    (r) => ({
+      ...renderGroup(
+        {
+          session: r.session,
+          match: { best: r.best, total: r.total, hits: r.hits },
+          pos: { best: r.best, key: r.session.key },
+        },
+        needles,
+        loose,
+      ),
+      relevance: r.relevance,
+    }),
+    // 512 bytes more of envelope than a newest page: query_terms (the words kept and dropped).
+    { budgetBytes: o.budgetBytes - 512, degraded },
+  );
   const at = o.offset + groups.length;
   const next = at < scan.ranked.length ? { best: at, key: RANK_KEY } : undefined;
   const withDegraded = <T extends object>(p: T) => (degraded ? { ...p, degraded } : p);

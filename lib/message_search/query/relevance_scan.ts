@@ -45,7 +45,7 @@ import {
   type Store,
 } from "../store/mod.ts";
 import type { Arena } from "./arena.ts";
-import { continuesCharacter, findValid } from "./match.ts";
+import { continuesCharacter, findValid, recordAt } from "./match.ts";
 import type { NormalizedRequest } from "./normalize_request.ts";
 import { ROLE_USER } from "./normalize_request.ts";
 import { bareRegex, type Question } from "./question.ts";
@@ -156,18 +156,6 @@ function formsOf(q: Question): TermForms[] {
   });
 }
 
-/** Index of the record (in [first, last)) whose span contains `pos`. */
-function recordAt(recStart: Uint32Array, first: number, last: number, pos: number): number {
-  let lo = first;
-  let hi = last - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >>> 1;
-    if (recStart[mid]! <= pos) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
 /** Counts matches of `needle` per record of a block into `into[record - first]`. */
 function countExact(
   text: string,
@@ -176,7 +164,7 @@ function countExact(
   bump: (rec: number) => void,
 ): void {
   for (let p = findValid(text, needle, 0); p >= 0; p = findValid(text, needle, p + needle.length)) {
-    bump(recordAt(b.recStart, b.first, b.last, p));
+    bump(recordAt(b, p));
   }
 }
 
@@ -191,7 +179,7 @@ function countBare(
   for (let m = re.exec(text); m !== null; m = re.exec(text)) {
     const end = m.index + m[0].length;
     if (!continuesCharacter(text, end) || MARK.test(text[end] ?? "")) {
-      bump(recordAt(b.recStart, b.first, b.last, m.index));
+      bump(recordAt(b, m.index));
     }
     if (m[0].length === 0) re.lastIndex++;
   }

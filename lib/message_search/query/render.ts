@@ -22,6 +22,7 @@ import type { CursorPosition } from "./search_cursor.ts";
 import type { HitRef } from "./session_scan.ts";
 import {
   DEGRADED_LIST_MAX,
+  type DegradedSession,
   type DegradedSessions,
   type SearchGroup,
   type SearchHit,
@@ -86,13 +87,36 @@ export type RenderedPage =
   & { next: CursorPosition | null | undefined };
 
 /** The response's `degraded` block, or undefined when every session could be searched. */
-function degradedOf(scan: ScanOutcome): DegradedSessions | undefined {
-  if (scan.degraded.length === 0) return undefined;
+export function degradedOf(list: readonly DegradedSession[]): DegradedSessions | undefined {
+  if (list.length === 0) return undefined;
   return {
-    count: scan.degraded.length,
-    lost: scan.degraded.filter((d) => d.reason === "source_gone").length,
-    sessions: scan.degraded.slice(0, DEGRADED_LIST_MAX),
+    count: list.length,
+    lost: list.filter((d) => d.reason === "source_gone").length,
+    sessions: list.slice(0, DEGRADED_LIST_MAX),
   };
+}
+
+/**
+ * Renders candidates in order until the response budget is spent, each group's JSON
+ * measured as it is added; the first group is always kept (a page never stalls on an
+ * empty budget cut). `cut`: a group did not fit.
+ */
+export function fitGroups<T>(
+  items: readonly T[],
+  render: (item: T) => SearchGroup,
+  o: { budgetBytes: number; degraded: DegradedSessions | undefined },
+): { groups: SearchGroup[]; cut: boolean } {
+  // The degraded block rides in the same response: its bytes come out of the budget.
+  let used = ENVELOPE_BYTES + (o.degraded ? enc.encode(JSON.stringify(o.degraded)).length : 0);
+  const groups: SearchGroup[] = [];
+  for (const item of items) {
+    const g = render(item);
+    const size = enc.encode(JSON.stringify(g)).length + 1;
+    if (groups.length > 0 && used + size > o.budgetBytes) return { groups, cut: true };
+    used += size;
+    groups.push(g);
+  }
+  return { groups, cut: false };
 }
 
 /**
@@ -108,21 +132,12 @@ export function renderPage(
     from: CursorPosition | null;
   },
 ): RenderedPage {
-  const groups: SearchGroup[] = [];
-  const degraded = degradedOf(scan);
-  // The degraded block rides in the same response: its bytes come out of the budget.
-  let used = ENVELOPE_BYTES + (degraded ? enc.encode(JSON.stringify(degraded)).length : 0);
-  let cut = false;
-  for (const c of scan.groups.slice(0, o.limit)) {
-    const g = renderGroup(c, o.needles);
-    const size = enc.encode(JSON.stringify(g)).length + 1;
-    if (groups.length > 0 && used + size > o.budgetBytes) {
-      cut = true;
-      break;
-    }
-    used += size;
-    groups.push(g);
-  }
+  const degraded = degradedOf(scan.degraded);
+  const { groups, cut } = fitGroups(
+    scan.groups.slice(0, o.limit),
+    (c) => renderGroup(c, o.needles),
+    { budgetBytes: o.budgetBytes, degraded },
+  );
   const lastPos = (): CursorPosition | null => {
     const g = groups.at(-1);
     return g ? { best: g.best_ts_ms, key: g.session_key } : o.from;
