@@ -5,16 +5,18 @@
  * Matching. A record matches a term EXACTLY when the term occurs in its folded text as
  * the seed matches a needle (match.ts findValid: substring, boundary rule), and LOOSELY
  * when only a loose form occurs: the suffix-folded form (same rule), or the word without
- * accents matched accent-insensitively (combining marks skipped on both sides). Blocks are
- * ruled out by their trigram filters per form, so only blocks that may hold a term are
- * decoded. The accent-insensitive form cannot use the filter (a mark inside the word
- * changes its trigrams): it is matched in every block the pass decodes anyway, and when a
- * term has no match at all after the pass, one more pass over the resident sessions'
- * blocks looks for it without the filter (so `zurich` finds `Zürich` even when nothing
- * else does).
+ * accents matched accent-insensitively (combining marks skipped on both sides). Counts
+ * come from each segment's term dictionary (store TERMS, term_postings.ts) for every form
+ * made of token units — the vocabulary and postings alone, no record decoded, equal to
+ * what the text would give (the property test in segment_terms_test.ts holds them
+ * equal); the other forms (a quoted phrase, `node.js`, a form found in a piece of a very
+ * long token) are matched in the text of the blocks whose trigram filters let them
+ * through. When a term has no match at all after the pass, one more pass looks for its
+ * accent-insensitive form where the summaries ruled the session out (so `zurich` finds
+ * `Zürich` even when nothing else does).
  *
- * Scoring, per record (BM25, k1 = 1.2, b = 0.75, over folded text; lengths are folded
- * characters, whose ratio to the mean is what BM25 uses): for each term present,
+ * Scoring, per record (BM25, k1 = 1.2, b = 0.75, over folded tokens; a record's length is
+ * its token count from the term dictionary): for each term present,
  * idf · tf(k1+1) / (tf + k1(1 − b + b·len/avglen)), with N the records in scope and df the
  * records holding the term (either form); a loose-only occurrence weighs LOOSE_WEIGHT.
  * The record's sum is multiplied by its role (user ROLE_USER_WEIGHT, assistant
@@ -52,7 +54,9 @@ import { bareRegex, type Question } from "./question.ts";
 import { loadSession, type LoadState, outOfScope, summaryRulesOut } from "./run_scan.ts";
 import type { PlanSession, ScanPlan } from "./scan_plan.ts";
 import type { HitRef } from "./session_scan.ts";
+import { bareCounts, type RecordCounts, termCounts } from "./term_postings.ts";
 import { needleSummaryHashes, needleTrigrams } from "./trigram.ts";
+import { isEntryTerm } from "./vocabulary.ts";
 import { type DegradedSession, type GroupRelevance, HITS_PER_GROUP } from "./types.ts";
 
 export const BM25_K1 = 1.2;
@@ -136,6 +140,10 @@ interface TermForms {
   bareTri: Uint32Array | null;
   /** The query word itself had accents (its bare form differs from its exact one). */
   bareDiffers: boolean;
+  /** Each form is an entry term (vocabulary.ts): the term dictionary counts it. */
+  exactEntry: boolean;
+  stemEntry: boolean;
+  bareEntry: boolean;
 }
 
 const MARK = /\p{M}/u;
@@ -152,6 +160,9 @@ function formsOf(q: Question): TermForms[] {
       bare,
       bareTri: bareText !== null && !MARK.test(bareText) ? needleTrigrams(bareText) : null,
       bareDiffers: t.bare !== null,
+      exactEntry: isEntryTerm(t.text),
+      stemEntry: t.stem !== null && isEntryTerm(t.stem),
+      bareEntry: bareText !== null && isEntryTerm(bareText),
     };
   });
 }
@@ -181,7 +192,8 @@ function countBare(
     if (!continuesCharacter(text, end) || MARK.test(text[end] ?? "")) {
       bump(recordAt(b, m.index));
     }
-    if (m[0].length === 0) re.lastIndex++;
+    // Past the whole code point: a /u regex resumed inside a pair restarts at its start.
+    if (m[0].length === 0) re.lastIndex += (text.codePointAt(m.index) ?? 0) > 0xffff ? 2 : 1;
   }
 }
 
@@ -189,10 +201,63 @@ function mayContain(e: SegmentView, b: number, tri: Uint32Array | null): boolean
   return tri === null || e.blockMayContain(b, tri);
 }
 
+/** Which forms of each term still need the text (the dictionary could not count them). */
+interface TextNeeds {
+  exact: boolean[];
+  stem: boolean[];
+  bare: boolean[];
+  any: boolean;
+}
+
 /**
- * Matches one session's resident segments against the terms; `allBlocks` skips the
- * trigram filters (the accent-insensitive fallback pass). Records are accumulated into
- * `acc` keyed by segment and index.
+ * Counts what segment `e`'s term dictionary can count (store TERMS, term_postings.ts):
+ * every form that is an entry term, unless an entry holding it may be a piece. The rest is
+ * returned as text needs. `bareToo` false: the bare forms were counted by the main pass.
+ */
+function countFromDictionary(
+  e: SegmentView,
+  o: { forms: TermForms[]; only?: ReadonlySet<number>; bareToo: boolean },
+  add: (kind: "exact" | "loose", j: number, counts: RecordCounts) => void,
+): TextNeeds {
+  const n = o.forms.length;
+  const need: TextNeeds = {
+    exact: new Array(n).fill(false),
+    stem: new Array(n).fill(false),
+    bare: new Array(n).fill(false),
+    any: false,
+  };
+  const t = e.terms();
+  let marks: boolean | undefined;
+  const hasMarks = () => (marks ??= MARK.test(t.vocab()));
+  for (let j = 0; j < n; j++) {
+    if (o.only !== undefined && !o.only.has(j)) continue;
+    const f = o.forms[j]!;
+    if (o.only === undefined) {
+      const ex = f.exactEntry ? termCounts(t, f.exact) : null;
+      if (ex !== null) add("exact", j, ex);
+      else need.exact[j] = need.any = true;
+      if (f.stem !== null) {
+        const st = f.stemEntry ? termCounts(t, f.stem) : null;
+        if (st !== null) add("loose", j, st);
+        else need.stem[j] = need.any = true;
+      }
+    }
+    // Without a mark in the vocabulary, an unaccented word's bare matches are its exact ones.
+    if (f.bare === null || (!f.bareDiffers && !hasMarks())) continue;
+    const bare = f.bareEntry ? bareCounts(t, f.bare) : null;
+    // Counted by the main pass already (bareToo false): only a text need is news.
+    if (bare !== null) {
+      if (o.bareToo) add("loose", j, bare);
+    } else need.bare[j] = need.any = true;
+  }
+  return need;
+}
+
+/**
+ * Matches one session's resident segments against the terms: from each segment's term
+ * dictionary where it can, from the text of the blocks that may hold a form otherwise;
+ * `only` (the accent-insensitive fallback pass) looks for those terms' bare forms, in
+ * every block. Records are accumulated into `acc` keyed by segment and index.
  */
 function matchSessionTerms(
   entries: readonly SegmentView[],
@@ -205,7 +270,7 @@ function matchSessionTerms(
     includeSuperseded: boolean;
     acc: Map<string, MatchedRecord>;
     only?: ReadonlySet<number>;
-    /** Blocks decoded by the main pass (`seg:block`): recorded there, skipped by a fallback. */
+    /** What the main pass did (`seg:block`, `seg:dict`): recorded there, skipped by a fallback. */
     done: Set<string>;
   },
 ): void {
@@ -215,18 +280,53 @@ function matchSessionTerms(
     if (e.count === 0 || e.maxTs < o.from || e.minTs > o.to) continue;
     if ((e.roleMask & o.roleMask) === 0) continue;
     const act = active?.[s];
+    const recOf = (i: number): MatchedRecord | null => {
+      const ts = e.ts[i]!;
+      if ((e.flags[i]! & o.roleMask) === 0 || ts < o.from || ts > o.to) return null;
+      const superseded = act !== undefined && act[i] === 0;
+      if (superseded && !o.includeSuperseded) return null;
+      const k = `${s}:${i}`;
+      let r = o.acc.get(k);
+      if (!r) {
+        r = {
+          entry: e,
+          seg: s,
+          i,
+          ts,
+          superseded,
+          len: e.terms().tokens[i]!,
+          exact: new Uint16Array(n),
+          loose: new Uint16Array(n),
+        };
+        o.acc.set(k, r);
+      }
+      return r;
+    };
+    const dictKey = `${s}:dict`;
+    const need = countFromDictionary(
+      e,
+      { forms: o.forms, only: o.only, bareToo: o.only === undefined || !o.done.has(dictKey) },
+      (kind, j, counts) => {
+        for (const [i, c] of counts) {
+          const r = recOf(i);
+          if (!r) continue;
+          const into = kind === "exact" ? r.exact : r.loose;
+          into[j] = Math.min(0xffff, into[j]! + c);
+        }
+      },
+    );
+    if (o.only === undefined) o.done.add(dictKey);
+    if (!need.any) continue;
     for (let b = 0; b < e.blockCount; b++) {
-      // Which forms may occur in this block (filters), per term.
+      // Which text-path forms may occur in this block (filters), per term.
       const exactMay: boolean[] = [];
       const stemMay: boolean[] = [];
       let any = false;
       for (let j = 0; j < n; j++) {
         const f = o.forms[j]!;
-        const only = o.only === undefined || o.only.has(j);
-        exactMay[j] = only && o.only === undefined && mayContain(e, b, f.exactTri);
-        stemMay[j] = only && o.only === undefined && f.stem !== null &&
-          mayContain(e, b, f.stemTri);
-        const bareMay = only && f.bare !== null &&
+        exactMay[j] = need.exact[j]! && mayContain(e, b, f.exactTri);
+        stemMay[j] = need.stem[j]! && mayContain(e, b, f.stemTri);
+        const bareMay = need.bare[j]! &&
           (o.only !== undefined || (f.bareTri !== null && mayContain(e, b, f.bareTri)));
         if (exactMay[j] || stemMay[j] || bareMay) any = true;
       }
@@ -236,31 +336,6 @@ function matchSessionTerms(
       else if (o.done.has(blockKey)) continue; // its bare matches were counted already
       const text = e.blockText(b);
       const view = { first: e.blockFirst(b), last: e.blockEnd(b), recStart: e.foldStart };
-      const recOf = (i: number): MatchedRecord | null => {
-        const ts = e.ts[i]!;
-        if ((e.flags[i]! & o.roleMask) === 0 || ts < o.from || ts > o.to) return null;
-        const superseded = act !== undefined && act[i] === 0;
-        if (superseded && !o.includeSuperseded) return null;
-        const k = `${s}:${i}`;
-        let r = o.acc.get(k);
-        if (!r) {
-          r = {
-            entry: e,
-            seg: s,
-            i,
-            ts,
-            superseded,
-            len: e.foldEnd[i]! - e.foldStart[i]!,
-            exact: new Uint16Array(n),
-            loose: new Uint16Array(n),
-          };
-          o.acc.set(k, r);
-        }
-        return r;
-      };
-      // Without a mark in the block, an unaccented word's bare matches are its exact ones.
-      let marks: boolean | undefined;
-      const hasMarks = () => (marks ??= MARK.test(text));
       for (let j = 0; j < n; j++) {
         const f = o.forms[j]!;
         if (exactMay[j]) {
@@ -276,9 +351,7 @@ function matchSessionTerms(
         if (stemMay[j]) countExact(text, f.stem!, view, loose);
         // The accent-insensitive form: in every decoded block (no filter can rule it out
         // when the text has a mark inside the word).
-        const bareWanted = (o.only === undefined || o.only.has(j)) &&
-          (f.bareDiffers || hasMarks());
-        if (f.bare !== null && bareWanted) countBare(text, f.bare, view, loose);
+        if (need.bare[j]) countBare(text, f.bare!, view, loose);
       }
     }
   }

@@ -22,6 +22,7 @@ export { CorruptGenerationError, GENERATION_NAME_RE, GENERATIONS_DIR } from "./s
 export { encodeSegment } from "./segment_encode.ts";
 export { decodeRecords, decodeSegment, SegmentView } from "./segment_view.ts";
 export type { DecodeOptions, RecordTail } from "./segment_view.ts";
+export type { TermsView } from "./segment_terms.ts";
 export { FLAG_ASSISTANT, FLAG_SUBAGENT, FLAG_TRUNCATED, FLAG_USER } from "./segment_layout.ts";
 export type { Summaries } from "./summary_pack.ts";
 export { SUMMARY_PACK_FILE } from "./summary_pack.ts";

@@ -8,7 +8,8 @@
  * of about BLOCK_TARGET_UNITS units (a longer record is a block of its own); a needle
  * never spans records (needles hold no NUL). A block holds records of one width only: a
  * block whose every unit is below U+0100 is stored (and, decoded, held by V8) one byte a
- * unit, so one CJK or emoji record does not double a whole block of ASCII.
+ * unit, so one CJK or emoji record does not double a whole block of ASCII. The term
+ * dictionary (TERMS, segment_terms.ts) is built from the same folded texts.
  * Errors: TypeError for a segment or record the schemas refuse (the store rejects the
  * update as "invalid"; writing it would poison every later read), naming the field.
  */
@@ -59,8 +60,10 @@ import {
   SECTION_COUNT,
   STRINGS,
   SUMMARY,
+  TERMS,
 } from "./segment_layout.ts";
 import { ByteWriter, StringTable, writeLocator } from "./segment_tail.ts";
+import { buildTerms } from "./segment_terms.ts";
 import { SEGMENT_SCHEMA, type ShardSegment } from "./types.ts";
 
 /** A segment file's exact bytes and its name (`<hash16>.seg`). */
@@ -141,6 +144,7 @@ export function encodeSegment(segment: ShardSegment): EncodedSegment {
   const blocks: number[] = [];
   const blooms: Uint32Array[] = [];
   const blockTexts: string[] = [];
+  const foldedTexts: string[] = new Array(n);
   let bloomWords = 0;
   let roles = 0;
   let minTs = n > 0 ? Infinity : 0;
@@ -191,6 +195,7 @@ export function encodeSegment(segment: ShardSegment): EncodedSegment {
     blockLen += f.length;
     cols.foldEnd[i] = blockLen;
     parts.push(f);
+    foldedTexts[i] = f;
     const role = r.role === "assistant" ? FLAG_ASSISTANT : FLAG_USER;
     roles |= role;
     if (r.ts_ms < minTs) minTs = r.ts_ms;
@@ -246,6 +251,7 @@ export function encodeSegment(segment: ShardSegment): EncodedSegment {
   sections[BLOCKS] = new Uint8Array(Uint32Array.from(blocks).buffer);
   sections[BLOOMS] = new Uint8Array(bloomBytes.buffer);
   sections[SUMMARY] = new Uint8Array(buildSummary(blockTexts).buffer);
+  sections[TERMS] = buildTerms(foldedTexts);
   sections[FOLDED] = folded.view();
   sections[PAYLOAD] = payload.view();
   const bytes = assemble(sections, {

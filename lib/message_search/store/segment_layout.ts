@@ -11,8 +11,8 @@
  *    48  role mask u32           52  common source u32 (index in SOURCES, NONE = none)
  *    56  common session u32 (shared string index, NONE = none)
  *    60  crc32 of each section (SECTION_COUNT × u32)
- *    96  section table: SECTION_COUNT × {offset u64, length u64}
- *   240  crc32 of bytes [0, 240)
+ *   100  section table: SECTION_COUNT × {offset u64, length u64}
+ *   260  crc32 of bytes [0, 260), then zero bytes up to 272 (HEADER_BYTES)
  *   sections, in this order (gaps between them are < 8 zero bytes; the file ends with
  *   the last section):
  *     KEY      the session key (a string blob, segment_tail.ts)
@@ -30,6 +30,8 @@
  *              records' payloads (payOff[first] to payOff[end])
  *     BLOOMS   the per-block trigram Bloom bitsets (trigram.ts buildBloom), contiguous
  *     SUMMARY  the segment's bigram+trigram summary (trigram.ts buildSummary)
+ *     TERMS    the term dictionary: sorted vocabulary entries, per-entry postings (record,
+ *              tf) and per-record token counts (segment_terms.ts; issue 27)
  *     FOLDED   each block's folded records joined by NUL: one byte a unit (ISO-8859-1)
  *              when every unit is below U+0100, else UTF-16LE — each decodes with one
  *              native call (node:buffer; TextDecoder's "latin1" is windows-1252)
@@ -43,7 +45,8 @@
  *
  * Checksums (crc32, zlib's, native: 10–25 GB/s): the header's covers the header and the
  * section table; each of the small sections KEY…SUMMARY has its own in the header,
- * checked on every load; FOLDED and PAYLOAD (their header slots are 0) are covered per
+ * checked on every load; TERMS has its own too, checked the first time the terms are read
+ * (an exact search never reads them); FOLDED and PAYLOAD (their header slots are 0) are covered per
  * block, checked the first time a block's folded text is decoded or a record of it is
  * read, or all at once when a whole-segment reader asks (segment_view.ts `verify`). Why
  * lazily: the crc itself is nearly free, but it is the first touch of the freshly read
@@ -65,9 +68,10 @@ export const COLUMNS = 3;
 export const BLOCKS = 4;
 export const BLOOMS = 5;
 export const SUMMARY = 6;
-export const FOLDED = 7;
-export const PAYLOAD = 8;
-export const SECTION_COUNT = 9;
+export const TERMS = 7;
+export const FOLDED = 8;
+export const PAYLOAD = 9;
+export const SECTION_COUNT = 10;
 export const SECTION_NAMES = [
   "key",
   "marks",
@@ -76,6 +80,7 @@ export const SECTION_NAMES = [
   "blocks",
   "blooms",
   "summary",
+  "terms",
   "folded",
   "payload",
 ] as const;
@@ -95,7 +100,8 @@ export const H_SESSION = 56;
 export const H_CRCS = 60;
 export const H_TABLE = H_CRCS + 4 * SECTION_COUNT;
 export const H_CRC = H_TABLE + 16 * SECTION_COUNT;
-export const HEADER_BYTES = H_CRC + 8;
+/** The crc, then zero bytes up to the next multiple of 8 (sections start 8-aligned). */
+export const HEADER_BYTES = Math.ceil((H_CRC + 8) / 8) * 8;
 
 /** A u32 field's "absent" value. */
 export const NONE = 0xffffffff;

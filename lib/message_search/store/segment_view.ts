@@ -74,8 +74,10 @@ import {
   SECTION_NAMES,
   STRINGS,
   SUMMARY,
+  TERMS,
 } from "./segment_layout.ts";
 import { ByteReader, decodeText, FormatError, readLocator } from "./segment_tail.ts";
+import { TermsView } from "./segment_terms.ts";
 import { SEGMENT_SCHEMA } from "./types.ts";
 
 /**
@@ -130,9 +132,9 @@ function parseHeader(bytes: Uint8Array, dv: DataView): Parsed {
   if (dv.getUint32(H_CRC, true) !== crcOf(bytes.subarray(0, H_CRC))) fail("header checksum");
   const format = dv.getUint32(H_FORMAT, true);
   if (format !== SEGMENT_SCHEMA) fail(`format ${format}, expected ${SEGMENT_SCHEMA}`);
-  if (dv.getUint32(H_FLAGS, true) !== 0 || dv.getUint32(H_CRC + 4, true) !== 0) {
-    fail("reserved header bits set");
-  }
+  let reserved = dv.getUint32(H_FLAGS, true);
+  for (let p = H_CRC + 4; p < HEADER_BYTES; p++) reserved |= bytes[p]!;
+  if (reserved !== 0) fail("reserved header bits set");
   const sections: Section[] = [];
   let end = HEADER_BYTES;
   for (let s = 0; s < SECTION_COUNT; s++) {
@@ -142,10 +144,11 @@ function parseHeader(bytes: Uint8Array, dv: DataView): Parsed {
     if (off !== expected || len > bytes.length - off) fail(`${SECTION_NAMES[s]} section bounds`);
     for (let p = end; p < off; p++) if (bytes[p] !== 0) fail("padding is not zero");
     const crc = dv.getUint32(H_CRCS + 4 * s, true);
-    // FOLDED and PAYLOAD are checked per block, when read (their slot is 0).
+    // FOLDED and PAYLOAD are checked per block, when read (their slot is 0); TERMS when
+    // first read (SegmentView.terms).
     if (s === FOLDED || s === PAYLOAD) {
       if (crc !== 0) fail(`${SECTION_NAMES[s]} section checksum slot is not empty`);
-    } else if (crc !== crcOf(bytes.subarray(off, off + len))) {
+    } else if (s !== TERMS && crc !== crcOf(bytes.subarray(off, off + len))) {
       fail(`${SECTION_NAMES[s]} section checksum`);
     }
     sections.push({ off, len });
@@ -223,6 +226,9 @@ export class SegmentView {
   /** 1 once block k's folded text / its records' payloads matched their crc. */
   readonly #foldedOk: Uint8Array;
   readonly #payloadOk: Uint8Array;
+  readonly #termsAt: Section;
+  readonly #termsCrc: number;
+  #terms: TermsView | null = null;
 
   constructor(name: string, input: Uint8Array, { verify = "all" }: DecodeOptions = {}) {
     // Typed-array views need the sections 8-aligned in memory, not just in the file.
@@ -273,9 +279,14 @@ export class SegmentView {
     this.#checkBlocks(sec[FOLDED]!.len);
     this.#foldedOk = new Uint8Array(b);
     this.#payloadOk = new Uint8Array(b);
+    this.#termsAt = sec[TERMS]!;
+    this.#termsCrc = dv.getUint32(H_CRCS + 4 * TERMS, true);
+    if (sec[TERMS]!.off % 4 !== 0) fail("terms section alignment");
     if (verify === "all") this.verify();
     this.fileBytes = input.byteLength;
     let extra = VIEW_OVERHEAD_BYTES + 2 * b + sec[MARKS]!.len * MARK_BYTES_PER_JSON_BYTE;
+    // The vocabulary, once a relevance query decodes it, stays with the view (≤ its bytes).
+    extra += sec[TERMS]!.len;
     for (const s of this.#strings) extra += 2 * s.length + 32;
     this.bytes = (bytes.buffer as ArrayBuffer).byteLength + extra;
   }
@@ -365,8 +376,27 @@ export class SegmentView {
     return bloomMayContainAt(this.#blooms, bl[x + B_BLOOM_OFF]!, bl[x + B_BLOOM_WORDS]!, hashes);
   }
 
+  /**
+   * The term dictionary (segment_terms.ts), checked against its crc and its structure the
+   * first time it is asked for. CorruptGenerationError when either fails.
+   */
+  terms(): TermsView {
+    if (this.#terms !== null) return this.#terms;
+    const { off, len } = this.#termsAt;
+    if (crcOf(this.#buf.subarray(off, off + len)) !== this.#termsCrc) {
+      throw new CorruptGenerationError(this.name, "terms section checksum");
+    }
+    try {
+      this.#terms = new TermsView(this.#buf, { off, len, records: this.count });
+    } catch (err) {
+      throw this.#corrupt(err);
+    }
+    return this.#terms;
+  }
+
   /** Checks every block not checked yet (CorruptGenerationError at the first mismatch). */
   verify(): void {
+    this.terms();
     for (let k = 0; k < this.blockCount; k++) {
       this.#checkFolded(k);
       this.#checkPayload(k);

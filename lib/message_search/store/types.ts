@@ -29,8 +29,8 @@ import { type MessageRecord, SOURCES, type SupersessionMark } from "../record.ts
 import { FileCursorSchema } from "../cursor_types.ts";
 
 export const MANIFEST_SCHEMA = 1;
-/** The segment file format (segment_layout.ts); 1 was JSON (store `v1`). */
-export const SEGMENT_SCHEMA = 2;
+/** The segment file format (segment_layout.ts); 1 was JSON (store `v1`), 2 had no TERMS section. */
+export const SEGMENT_SCHEMA = 3;
 
 /** One generation's content: what encodeSegment writes and decodeRecords reads back. */
 export interface ShardSegment {
