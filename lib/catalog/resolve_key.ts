@@ -1,8 +1,8 @@
 /**
  * Session keys and ids from the network. The grammar check runs BEFORE any file-system
- * call (reliability-plan D6: Hono decodes `%2F` inside path params, so `..%2F..%2Fetc`
- * arrives as `../../etc`): anything outside `[A-Za-z0-9._:-]`, longer than 200
- * characters, or holding "..", "/", "\", NUL or "%" is an InvalidInputError. Native ids
+ * call (reliability id D6 in tests/RELIABILITY.md: Hono decodes `%2F` inside path
+ * params, so `..%2F..%2Fetc` arrives as `../../etc`): anything outside
+ * `[A-Za-z0-9._:-]`, longer than 200 characters, or holding "..", "/", "\", NUL or "%" is an InvalidInputError. Native ids
  * must also match the session directory grammar; external ids must exist in the
  * manifest. A native session is found by full id or unique prefix of its directory name.
  */

@@ -1,5 +1,6 @@
 /**
- * Claude Code transcript activity (formats.md §2), main files and subagent files alike:
+ * Claude Code transcript activity (the file layout: message_search/extract/claude), main
+ * files and subagent files alike:
  * - calls are `tool_use` blocks (id, name, input) of `assistant` rows; one API message is
  *   often split over several rows sharing message.id, so a call's row usually follows
  *   the row holding that message's text;

@@ -1,5 +1,5 @@
 /**
- * GitHub Copilot CLI `events.jsonl` activity (formats-more.md §3; copilot-sdk
+ * GitHub Copilot CLI `events.jsonl` activity (primary source: copilot-sdk
  * `session-events.ts`, the CLI's own event schema):
  * - calls are `assistant.message` `toolRequests` (toolCallId, name, arguments), after the
  *   text of their own event (part = index + 1). A `tool.execution_start` (toolCallId,

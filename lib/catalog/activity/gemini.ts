@@ -1,5 +1,5 @@
 /**
- * Gemini CLI session activity (formats-more.md §1; gemini-cli @5411f11
+ * Gemini CLI session activity (primary source: gemini-cli @5411f11
  * `chatRecordingService.ts`, `chatRecordingTypes.ts`):
  * - calls are the `toolCalls` entries (id, name, args, status, result?, resultDisplay?,
  *   timestamp) of `gemini` message records. A message is re-appended whole under its id as

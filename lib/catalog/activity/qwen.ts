@@ -1,5 +1,5 @@
 /**
- * Qwen Code session activity (formats-more.md §2; qwen-code `chatRecordingService.ts`):
+ * Qwen Code session activity (primary source: qwen-code `chatRecordingService.ts`):
  * - calls are `functionCall` parts (id, name, args) of `assistant` records; one uuid is
  *   streamed over several lines, so a call sits after the text lines of its own uuid
  *   before it (part = part index + 1 on its own line);
