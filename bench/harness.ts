@@ -118,6 +118,11 @@ export interface Wired {
   indexer: Indexer;
   fs: CountingFs;
   engine: () => SearchEngine;
+  /**
+   * An engine over the same store that never sees lexicon.pack (loadLexicon answers
+   * null): the same-run baseline of what the lexicon buys (issue 27).
+   */
+  bareEngine: () => SearchEngine;
 }
 
 /** createMessageIndex's wiring (cacheReads on), plus the counting Fs and an engine maker. */
@@ -145,7 +150,21 @@ export async function wire(
   const key = new Uint8Array(32).fill(7);
   const engine = () =>
     createSearchEngine({ store, windowDays: 14, cursorKey: key, isReady: () => indexer.ready });
-  return { store, indexer, fs, engine };
+  const noLexicon: Store = new Proxy(store, {
+    get(t, p) {
+      if (p === "loadLexicon") return () => Promise.resolve(null);
+      const v = Reflect.get(t, p);
+      return typeof v === "function" ? v.bind(t) : v;
+    },
+  });
+  const bareEngine = () =>
+    createSearchEngine({
+      store: noLexicon,
+      windowDays: 14,
+      cursorKey: key,
+      isReady: () => indexer.ready,
+    });
+  return { store, indexer, fs, engine, bareEngine };
 }
 
 /** Resident and peak RSS in bytes (/proc/self/status VmRSS, VmHWM). */

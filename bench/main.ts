@@ -76,6 +76,7 @@ async function ripgrep(): Promise<Record<string, number>> {
   }
   const needles: Record<string, string> = {
     rare: NEEDLES.rare,
+    scarce: NEEDLES.scarce,
     mid: NEEDLES.mid,
     stopword: NEEDLES.stopword,
     phrase: NEEDLES.phrase,

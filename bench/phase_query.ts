@@ -7,11 +7,13 @@
  */
 import type { SearchResponse } from "../lib/message_search/mod.ts";
 import { type Corpus, NEEDLES } from "./corpus/mod.ts";
+import type { SearchEngine } from "../lib/message_search/mod.ts";
 import { gc, stats, type Wired } from "./harness.ts";
 
 /** Name → query string, in table order. */
 export const QUERIES: [string, string][] = [
   ["rare", NEEDLES.rare],
+  ["scarce", NEEDLES.scarce],
   ["mid", NEEDLES.mid],
   ["stopword", NEEDLES.stopword],
   ["phrase", `"${NEEDLES.phrase}"`],
@@ -32,17 +34,29 @@ function summary(r: SearchResponse) {
   };
 }
 
+/** What runQueries measures besides the defaults. */
+export interface QueryRunOptions {
+  /** The engines to measure (default w.engine: the store's lexicon in use). */
+  engine?: () => SearchEngine;
+  /** Also the relevance order (default true). */
+  relevance?: boolean;
+  /** Timed rounds (default ROUNDS). */
+  rounds?: number;
+}
+
 /** Runs cold then warm queries; returns per-query figures. */
-export async function runQueries(_c: Corpus, w: Wired) {
+export async function runQueries(_c: Corpus, w: Wired, o: QueryRunOptions = {}) {
+  const engine = o.engine ?? w.engine;
+  const rounds = o.rounds ?? ROUNDS;
   const cold: Record<string, { ms: number; state: string; groups: number }> = {};
   for (const [name, q] of QUERIES) {
-    const e = w.engine();
+    const e = engine();
     const t = performance.now();
     const r = await e.search({ q });
     cold[name] = { ms: performance.now() - t, ...summary(r) };
     gc(); // each cold engine is a fresh daemon's: its arena must not pile up in this one
   }
-  const e = w.engine();
+  const e = engine();
   const warmup: Record<string, number> = {};
   for (const [name, q] of QUERIES) {
     let n = 0;
@@ -55,7 +69,7 @@ export async function runQueries(_c: Corpus, w: Wired) {
   const times: Record<string, number[]> = Object.fromEntries(QUERIES.map(([n]) => [n, []]));
   const last: Record<string, ReturnType<typeof summary>> = {};
   const misses0 = e.stats().misses;
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 0; round < rounds; round++) {
     for (const [name, q] of QUERIES) {
       const t = performance.now();
       const r = await e.search({ q });
@@ -67,13 +81,14 @@ export async function runQueries(_c: Corpus, w: Wired) {
   const warm = Object.fromEntries(
     QUERIES.map(([n]) => [n, { ...stats(times[n]!), ...last[n]!, warmupQueries: warmup[n]! }]),
   );
-  const relevance = await runRelevance(w);
+  const relevance = o.relevance === false ? null : await runRelevance(w);
   return {
     cold,
     warm,
     relevance,
-    shardsLoadedPerWarmQuery: (st.misses - misses0) / (ROUNDS * QUERIES.length),
+    shardsLoadedPerWarmQuery: (st.misses - misses0) / (rounds * QUERIES.length),
     arena: { bytes: st.bytes, capBytes: st.capBytes, shards: st.shards, evictions: st.evictions },
+    lexiconBytes: st.lexicon_bytes ?? 0,
   };
 }
 

@@ -157,15 +157,22 @@ async function backfill() {
     records += s.recordsAdded;
     errors.push(...s.errors);
   }
+  const storeBytes = w.fs.written;
+  // What the daemon does next, in the background (issue 27): the lexicon over every
+  // generation; timed apart so the backfill figure stays comparable with older revisions.
+  const lt = performance.now();
+  const lex = await w.store.refreshLexicon();
+  const lexicon = { ...lex, ms: performance.now() - lt, peakRss: memory().peak };
   const m = await w.store.readManifest();
   const manifestBytes = (await Deno.stat(join(storeRoot!, "manifest.json"))).size;
   return {
+    lexicon,
     ms,
     records,
     sessions: Object.keys(m.sessions).length,
     bySource: perSource(r.sources, Object.keys(m.sessions)),
     errors: errors.slice(0, 5),
-    storeBytes: w.fs.written,
+    storeBytes,
     ioWriteBytes: ioWriteBytes() - io0,
     manifestBytes,
     peakRss: memory().peak,
@@ -302,6 +309,61 @@ async function rss() {
   return { before, after: memory().rss, peak: memory().peak, cold };
 }
 
+/**
+ * The `scale` phase (issue 27, `deno task bench:scale`): over the backfilled store, the
+ * fixed query set cold and warm with the lexicon and, as the same-run baseline, with an
+ * engine that never reads it; every answer's exact count beside the baseline's complete
+ * one (they must be equal: the lexicon only skips what cannot match); relevance cold and
+ * warm; and the RSS the lexicon adds to an engine.
+ */
+async function scale() {
+  const w = await wire(corpus, storeRoot!);
+  await w.indexer.sweep(); // the engine answers `building` until a sweep completed
+  gc();
+  const before = memory().rss;
+  const withLexicon = await runQueries(corpus, w, { rounds: 15 });
+  gc();
+  const afterRss = memory().rss;
+  const bare = await runQueries(corpus, w, { engine: w.bareEngine, relevance: false, rounds: 15 });
+  const counts: Record<
+    string,
+    {
+      sessions: number | null;
+      hits: number;
+      baseline: number | null;
+      baselineHits: number;
+      ms: number;
+      baselineMs: number;
+    }
+  > = {};
+  for (const [name, q] of QUERIES) {
+    const a = w.engine();
+    let t = performance.now();
+    const ra = await a.search({ q, complete: true, limit: 100 });
+    const ms = performance.now() - t;
+    const b = w.bareEngine();
+    t = performance.now();
+    const rb = await b.search({ q, complete: true, limit: 100 });
+    const baselineMs = performance.now() - t;
+    const hits = (r: typeof ra) => r.groups.reduce((n, g) => n + g.total_hits, 0);
+    counts[name] = {
+      sessions: ra.total_sessions ?? null,
+      hits: hits(ra),
+      baseline: rb.total_sessions ?? null,
+      baselineHits: hits(rb),
+      ms,
+      baselineMs,
+    };
+    gc();
+  }
+  return {
+    withLexicon,
+    bare,
+    counts,
+    rss: { before, afterQueries: afterRss, peak: memory().peak },
+  };
+}
+
 const out = phase === "baseline"
   ? await baseline()
   : phase === "backfill"
@@ -312,6 +374,8 @@ const out = phase === "baseline"
   ? await rss()
   : phase === "sources"
   ? await eachSourceAlone()
+  : phase === "scale"
+  ? await scale()
   : null;
 if (out === null) throw new RangeError(`Unknown phase "${phase}"`);
 console.log(JSON.stringify(out));

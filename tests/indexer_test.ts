@@ -46,6 +46,7 @@ Deno.test("`intendant index` publishes a store laid out as the spec says and pri
     const names = [...Deno.readDirSync(store)].map((e) => e.name).sort();
     assert.deepEqual(names, [
       "generations",
+      "lexicon.pack",
       "manifest.journal",
       "manifest.json",
       "summaries.pack",

@@ -169,6 +169,8 @@ class World {
       liftTombstone: (k) => store.liftTombstone(k),
       loadSegment: (n) => store.loadSegment(n),
       loadSummaries: () => store.loadSummaries(),
+      loadLexicon: (k) => store.loadLexicon(k),
+      refreshLexicon: (o) => store.refreshLexicon(o),
       gc: () => store.gc(),
       verifyAll: () => store.verifyAll(),
       dropEntries: (k) => store.dropEntries(k),

@@ -48,6 +48,8 @@ function pausing(store: Store) {
     verifyAll: () => store.verifyAll(),
     dropEntries: (k) => store.dropEntries(k),
     loadSummaries: () => store.loadSummaries(),
+    loadLexicon: (k) => store.loadLexicon(k),
+    refreshLexicon: (o) => store.refreshLexicon(o),
     async loadSegment(name) {
       seen.loads++;
       entered();

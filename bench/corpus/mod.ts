@@ -45,7 +45,7 @@ export type { AppendSpec, WrittenSession } from "./types.ts";
  * Bumped whenever the generator's output for the same (preset, seed) changes.
  * 3: twelve sources (issue 17), new homes, databases, per-source counts.
  */
-export const GENERATOR_VERSION = 3;
+export const GENERATOR_VERSION = 4;
 /** A corpus older than this is regenerated (its dates would drift out of the window). */
 const MAX_AGE_MS = 12 * 3_600_000;
 
@@ -322,7 +322,7 @@ export async function generateCorpus(o: CorpusOptions, nowMs: number): Promise<C
 }
 
 function zeroPlanted(): ProseGen["planted"] {
-  return { rare: 0, mid: 0, phrase: 0, and: 0, accented: 0, cjk: 0 };
+  return { rare: 0, scarce: 0, mid: 0, phrase: 0, and: 0, accented: 0, cjk: 0 };
 }
 
 async function writeSession(

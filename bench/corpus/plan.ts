@@ -69,7 +69,7 @@ const HUGE_SMALL: Preset["huge"] = [
 ];
 
 /**
- * `default` and `small` hold all twelve sources; `default-five` and `small-five` are
+ * `default`, `quad` (4× default) and `small` hold all twelve sources; `default-five` and `small-five` are
  * issue 16's five-source corpora (same sizes), for a same-run comparison.
  */
 export const PRESETS: Record<string, Preset> = {
@@ -80,6 +80,21 @@ export const PRESETS: Record<string, Preset> = {
     shares: SHARES_ALL,
     // A long Gemini session (its upserts replayed in one unit) and a long OpenCode one
     // (one session of a shared database re-derived from a snapshot).
+    huge: [
+      ...HUGE_DEFAULT,
+      { source: "gemini", messages: 6_000 },
+      { source: "opencode", messages: 4_000 },
+    ],
+    needlesPerSource: true,
+  },
+  // Issue 27's scale check: the default corpus at 4× (6,800 sessions, 2.12M messages),
+  // where a cost that grows with the corpus shows. The huge sessions stay default's: a
+  // user has more sessions over time, not a 96k-message one.
+  quad: {
+    name: "quad",
+    sessions: 6_800,
+    messages: 2_120_000,
+    shares: SHARES_ALL,
     huge: [
       ...HUGE_DEFAULT,
       { source: "gemini", messages: 6_000 },

@@ -12,6 +12,8 @@ import { Rng, Zipf } from "./rng.ts";
 /** The fixed query set (bench/queries.ts runs them; rg looks for the same needles). */
 export const NEEDLES = {
   rare: "zephyrquartz",
+  /** Exactly three hits at any size, one inside a longer word (`anemometers`). */
+  scarce: "anemometer",
   mid: "kubernetes",
   stopword: "the",
   phrase: "connection pool timeout",
@@ -58,7 +60,10 @@ export class ProseGen {
   readonly #zipf: Zipf;
   readonly #rareRate: number;
   /** Planted-needle tallies (exact: the rare one is only ever planted in prose). */
-  readonly planted = { rare: 0, mid: 0, phrase: 0, and: 0, accented: 0, cjk: 0 };
+  readonly planted = { rare: 0, scarce: 0, mid: 0, phrase: 0, and: 0, accented: 0, cjk: 0 };
+  /** Plantable messages made so far, and the ones that carry the scarce needle. */
+  #made = 0;
+  readonly #scarceAt: readonly number[];
   /** Set by {@link oweAll}: the next planted message carries every needle kind. */
   #owed = false;
 
@@ -77,6 +82,9 @@ export class ProseGen {
     this.words = words;
     this.#zipf = new Zipf(words.length, 1.05);
     this.#rareRate = 8 / Math.max(1, expectedMessages);
+    // Fixed positions, no rng draw: every other plant (and so the rest of the corpus)
+    // stays what it was before this needle existed.
+    this.#scarceAt = [0.25, 0.5, 0.75].map((f) => Math.floor(f * expectedMessages));
   }
 
   /**
@@ -139,6 +147,13 @@ export class ProseGen {
   /** Inserts needles at their rates, at word boundaries. */
   #plant(rng: Rng, text: string): string {
     const ins: string[] = [];
+    const made = this.#made++;
+    const scarce = this.#scarceAt.indexOf(made);
+    if (scarce >= 0) {
+      // Inserted mid-text below without a draw; the second one is the plural.
+      ins.push(scarce === 1 ? `${NEEDLES.scarce}s` : NEEDLES.scarce);
+      this.planted.scarce++;
+    }
     if (this.#owed) {
       // No rng draw here: the random plants below stay what they would have been.
       this.#owed = false;
@@ -183,7 +198,11 @@ export class ProseGen {
     }
     if (ins.length === 0) return text;
     const words = text.split(" ");
-    for (const n of ins) words.splice(rng.int(words.length + 1), 0, n);
+    for (const n of ins) {
+      // The scarce needle goes in the middle without a draw (see the constructor).
+      const at = n.startsWith(NEEDLES.scarce) ? words.length >> 1 : rng.int(words.length + 1);
+      words.splice(at, 0, n);
+    }
     return words.join(" ");
   }
 }

@@ -34,7 +34,11 @@ export const indexCommand: Command = {
     const args = parseArgs(argv, { json: { type: "boolean" }, team: { type: "string" } });
     const cfg = resolveConfig(io.env, { cwd: io.cwd, team: stringFlag(args, "team") });
     const progress = progressLine(io.stderr, { isTty: io.isTty });
-    const { store, indexer } = await createMessageIndex(cfg, { onProgress: progress.onProgress });
+    // The lexicon is built at the end of the sweep (exact searches then skip what cannot match).
+    const { store, indexer } = await createMessageIndex(cfg, {
+      onProgress: progress.onProgress,
+      lexicon: true,
+    });
     const { quarantined } = await indexer.startup();
     // Trash entries past their keep time go with the rest of the startup maintenance; a
     // failure to remove one must not cost the sweep.
@@ -43,6 +47,7 @@ export const indexCommand: Command = {
       io.stderr(`intendant: trash cleanup failed: ${terminalSafe((err as Error).message)}\n`)
     );
     const report = await indexer.sweep();
+    await indexer.settled();
     progress.done();
     const coverage = indexerCoverage(await store.readManifest(), {
       indexer,

@@ -115,6 +115,14 @@ export interface IndexerOptions {
   logger?: (line: string) => void;
   onProgress?: (p: SweepProgress) => void;
   /**
+   * Keep the store's lexicon.pack current (the daemon): after the first sweep and after
+   * every sweep that moved the manifest, Store.refreshLexicon runs in the background, off the
+   * query path (it rebuilds only when the lexicon is stale). settled() and stop() wait
+   * for it. Off for one-shot commands, which must not outlive their answer.
+   * @default false
+   */
+  lexicon?: boolean;
+  /**
    * Extraction workers (issue 16 §4): how many units are extracted at once on worker
    * threads. 1 extracts every unit in this thread; where workers cannot start
    * (pool/extract_pool.ts) extraction stays in this thread whatever the number. The
@@ -226,6 +234,10 @@ export class Indexer {
   #started = 0;
   /** The extraction pool, made on first use (undefined); null: this thread only. */
   #pool: ExtractPool | null | undefined = undefined;
+  /** The lexicon refresh started after a sweep (IndexerOptions.lexicon), until it ends. */
+  #lexiconRun: Promise<void> | null = null;
+  /** The manifest revision the last lexicon refresh started at. */
+  #lexiconRevision: number | null = null;
 
   constructor(o: IndexerOptions) {
     // Explicit `?? default`: a spread would let an explicit `undefined` erase the default.
@@ -236,6 +248,7 @@ export class Indexer {
       gcEvery: o.gcEvery ?? 120,
       publishBatchUnits: o.publishBatchUnits ?? PUBLISH_BATCH_UNITS,
       workers: o.workers ?? defaultPoolSize(),
+      lexicon: o.lexicon ?? false,
     };
     if (!Number.isInteger(this.#o.workers) || this.#o.workers < 1) {
       throw new RangeError(`Workers must be a positive integer, got ${this.#o.workers}`);
@@ -347,7 +360,30 @@ export class Indexer {
    * (a repair sweep a reader triggered, F8). Never rejects; sweep errors are the sweep's.
    */
   async settled(): Promise<void> {
-    while (this.#inflight) await this.#inflight.catch(() => null);
+    while (this.#inflight || this.#lexiconRun) {
+      await (this.#inflight ?? this.#lexiconRun)!.catch(() => null);
+    }
+  }
+
+  /** Starts a lexicon refresh after sweep `r` when IndexerOptions.lexicon asks for it. */
+  #refreshLexicon(r: SweepReport): void {
+    if (!this.#o.lexicon || this.#lexiconRun || this.#stopped) return;
+    // Only when the manifest moved since the last refresh (the first sweep always asks).
+    if (r.revision === this.#lexiconRevision) return;
+    this.#lexiconRevision = r.revision;
+    const { store, logger } = this.#o;
+    this.#lexiconRun = store.refreshLexicon().then(
+      (x) => {
+        if (x.built) {
+          logger?.(
+            `message index: lexicon rebuilt (${x.covered} of ${x.live} generations, ` +
+              `${x.entries} entries, ${x.read} read) in ${x.ms} ms`,
+          );
+        }
+      },
+      // A cache: a failed build costs speed, never a result; the next sweep retries.
+      (err) => logger?.(`message index: lexicon refresh failed: ${(err as Error).message}`),
+    ).finally(() => (this.#lexiconRun = null));
   }
 
   /** Stops the timer and waits for an in-flight sweep. */
@@ -356,6 +392,7 @@ export class Indexer {
     if (this.#timer !== null) clearTimeout(this.#timer);
     this.#timer = null;
     if (this.#inflight) await this.#inflight.catch(() => null);
+    if (this.#lexiconRun) await this.#lexiconRun;
     this.#pool?.idle();
   }
 
@@ -394,7 +431,10 @@ export class Indexer {
    */
   sweep(): Promise<SweepReport> {
     if (!this.#inflight) {
-      this.#inflight = this.#sweepOnce().finally(() => {
+      this.#inflight = this.#sweepOnce().then((r) => {
+        this.#refreshLexicon(r);
+        return r;
+      }).finally(() => {
         this.#inflight = null;
         const again = this.#followUp || this.#damage.size > 0;
         this.#followUp = false;

@@ -29,6 +29,8 @@ export interface MessageIndexOptions {
   intervalMs?: number;
   /** Extraction workers; overrides the configuration's (INTENDANT_INDEX_WORKERS). */
   workers?: number;
+  /** Keep lexicon.pack current after sweeps (IndexerOptions.lexicon: the daemon). */
+  lexicon?: boolean;
 }
 
 /** Opens the store and wires the indexer for `cfg`. */
@@ -55,6 +57,7 @@ export async function createMessageIndex(
     logger: o.logger,
     onProgress: o.onProgress,
     intervalMs: o.intervalMs,
+    lexicon: o.lexicon,
     // One per core unless configured; the pool itself falls back to this thread where
     // workers cannot start (pool/extract_pool.ts).
     workers: o.workers ?? cfg.messageSearch.workers ?? undefined,

@@ -207,6 +207,7 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
   const { store, indexer } = await createMessageIndex(cfg, {
     logger: o.logger,
     intervalMs: o.intervalMs ?? (o.team ? TEAM_SWEEP_INTERVAL_MS : undefined),
+    lexicon: true,
     onProgress: (p) => {
       progress.update(p);
       o.onProgress?.(p);

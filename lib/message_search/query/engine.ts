@@ -10,7 +10,9 @@
  *  3. scans (run_scan.ts) under the time and fresh-load budgets and renders the page
  *     (render.ts) under the response budget; a cold engine (or one that met a revision
  *     naming many generations it has no summary of) first takes the store's summaries
- *     pack, so it rules generations out without opening them;
+ *     pack, so it rules generations out without opening them, and an exact search
+ *     consults the store's lexicon (re-read when its file changed) so a rare word skips
+ *     every session that cannot hold it (lexicon_filter.ts);
  *  4. hands every generation that failed to load to `onDamage` (the daemon's indexer
  *     quarantines and re-derives it in the background) — the page itself is never
  *     `ready` then: it names the sessions it could not search (types.ts, F8).
@@ -22,6 +24,7 @@
  */
 import { DAY_MS } from "../store/mod.ts";
 import { Arena } from "./arena.ts";
+import { LexiconCache } from "./lexicon_filter.ts";
 import { CursorExpiredError, InvalidCursorError } from "./errors.ts";
 import { normalizeRequest } from "./normalize_request.ts";
 import { renderPage } from "./render.ts";
@@ -55,6 +58,12 @@ export const CURSOR_KEY_MIN_BYTES = 16;
  * segment is cheaper to load, a backfill's batch is not.
  */
 const PACK_RELOAD_MIN = 16;
+/**
+ * How often a query checks whether lexicon.pack was rebuilt (one stat): the indexer
+ * writes it after the sweeps that published, so a new manifest revision alone does not
+ * say it changed.
+ */
+const LEXICON_CHECK_MS = 1000;
 
 /** The count's budgets (run_scan.ts): a keystroke's, and a one-shot caller's. */
 const COUNT_INTERACTIVE: CountBudget = {
@@ -107,6 +116,16 @@ export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
   });
   const arena = new Arena(numeric(o, { name: "arenaBytes", dflt: DEFAULT_ARENA_BYTES }));
   let plan: ScanPlan | null = null;
+  const lexicon = new LexiconCache();
+  let lexiconCheckedAt = -Infinity;
+  /** Re-reads lexicon.pack when its file changed (at most every LEXICON_CHECK_MS). */
+  const checkLexicon = async () => {
+    const t = performance.now();
+    if (t - lexiconCheckedAt < LEXICON_CHECK_MS) return;
+    lexiconCheckedAt = t;
+    const read = await store.loadLexicon(lexicon.id);
+    if (read !== "unchanged") lexicon.adopt(read);
+  };
 
   // Segments load with lazy block checks (a cold query pays for what it scans); the blocks
   // a query did not read are checked after it, one segment a tick, off every query's path,
@@ -226,6 +245,7 @@ export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
       res.took_ms = took();
       return res;
     }
+    await checkLexicon();
     const scan = await runScan({
       store,
       arena,
@@ -239,6 +259,7 @@ export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
       freshLoadBudgetBytes: nreq.complete ? Infinity : freshLoadBudgetBytes,
       onProgress: call.onProgress,
       count: nreq.complete ? COUNT_COMPLETE : COUNT_INTERACTIVE,
+      lexicon: lexicon.filterFor(nreq.scanNeedles),
     });
     if (scan.damage.length > 0) onDamage?.(scan.damage);
     const page = renderPage(scan, {
@@ -267,5 +288,5 @@ export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
     return res;
   }
 
-  return { search, stats: () => arena.stats() };
+  return { search, stats: () => ({ ...arena.stats(), lexicon_bytes: lexicon.bytes }) };
 }

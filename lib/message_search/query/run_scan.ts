@@ -15,6 +15,9 @@
  *              session could precede are returned then (a prefix of the page), so the
  *              continuation cursor never skips a session; while that prefix is empty the
  *              scan goes on (the time budget still bounds it), so every page advances.
+ * Skipping by content before a load: the store's lexicon (lexicon_filter.ts) where it
+ * covers every generation of the session, then the generations' summaries; both only
+ * ever skip sessions that cannot hold a match.
  * Sessions it cannot search are never skipped silently (F8, the contract in types.ts):
  * a missing or corrupt generation (a failed checksum — at its load, or of a block the
  * match reads — or a file holding another session's key) skips its session for this
@@ -52,6 +55,7 @@ import {
 import type { CursorPosition } from "./search_cursor.ts";
 import { matchSession, type SessionFilter, sessionMatches } from "./session_scan.ts";
 import { bloomMayContain, needleSummaryHashes, needleTrigrams } from "./trigram.ts";
+import type { LexiconFilter } from "./lexicon_filter.ts";
 import type { DegradedSession } from "./types.ts";
 
 /** True when every generation has a summary and none of them can hold one of the needles. */
@@ -118,6 +122,8 @@ export interface ScanInput {
   onProgress?: (scanned: number, total: number) => void;
   /** What the count of the sessions past the page may spend (see the header). */
   count: CountBudget;
+  /** The store lexicon's verdicts for this query's needles (lexicon_filter.ts), or null. */
+  lexicon: LexiconFilter | null;
 }
 
 /** The count mode's own budget. */
@@ -293,7 +299,11 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
     if (e.records === 0 || outOfScope(s, scope)) continue;
     // No generation can hold some needle: no record of the session can match, whatever
     // its marks say, so it is skipped without a load (summaries exist once loaded).
-    if (summaryRulesOut(arena, e.generations, summaryHashes)) continue;
+    if (
+      x.lexicon?.rulesOut(e.generations) || summaryRulesOut(arena, e.generations, summaryHashes)
+    ) {
+      continue;
+    }
     if (st.fresh >= x.freshLoadBudgetBytes && e.generations.some((g) => !arena.has(g))) {
       // A skipped session may precede the safe prefix: no cursor can be minted.
       if (deferred) return end("timeout");
@@ -375,6 +385,7 @@ async function countRest(
       continue;
     }
     if (e.records === 0 || outOfScope(s, scope)) continue;
+    if (x.lexicon?.rulesOut(e.generations)) continue;
     if (!summaryRulesOut(arena, e.generations, c.summaryHashes)) candidates.push(s);
   }
   // A keystroke's count never starts what it cannot finish; a one-shot caller waits for the

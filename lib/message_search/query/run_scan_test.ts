@@ -55,6 +55,7 @@ Deno.test("a load predicted to overrun the time budget is skipped, then made by 
         timeBudgetMs: 1_000,
         freshLoadBudgetBytes: 1 << 30,
         count: { ms: 1_000, freshBytes: 1 << 30, scaleWithPage: false },
+        lexicon: null,
       });
     const first = await scan();
     assert.equal(first.stop, "timeout", "a skipped session makes the page partial");

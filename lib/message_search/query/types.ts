@@ -273,6 +273,8 @@ export interface ArenaStats {
   failedGenerations: string[];
   /** Sessions whose active flags are cached. */
   activeCached: number;
+  /** Bytes of the store lexicon the engine holds (0: none; set by the engine). */
+  lexicon_bytes?: number;
   /** Generations whose bigram/trigram summary is resident (loaded, or the store's pack). */
   summaries: number;
   /** Bytes of those summaries (outside the arena's cap: ~2 KiB per generation). */

@@ -221,6 +221,22 @@ export class TermsView {
     return this.vocab().slice(this.entryStart(k), this.entryEnd(k));
   }
 
+  /**
+   * Entry k's text decoded afresh from the section's bytes: a flat string that does not
+   * keep this segment's vocabulary alive (a slice of vocab() would), for a caller that
+   * keeps entries of many segments (the lexicon build). No separator check: build only
+   * from a view whose vocab() was read (which checks them).
+   */
+  entryCopy(k: number): string {
+    const w = this.#wide ? 2 : 1;
+    const at = this.#vocabAt;
+    return this.#buf.toString(
+      this.#wide ? "utf16le" : "latin1",
+      at + w * this.entryStart(k),
+      at + w * this.entryEnd(k),
+    );
+  }
+
   /** Calls `visit(record, tf)` for each record holding entry k, ascending. */
   eachPosting(k: number, visit: (record: number, tf: number) => void): void {
     const buf = this.#buf;

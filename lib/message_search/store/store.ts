@@ -2,7 +2,9 @@
  * The shard store: one directory (`<state-root>/cache/message_search/v2`) holding
  * manifest.json + manifest.journal (the manifest: a snapshot and the deltas since, see
  * manifest_state.ts), writer.lock, summaries.pack (a cache of every generation's summary,
- * summary_pack.ts) and generations/ (binary segments, segment_layout.ts). Every store file
+ * summary_pack.ts), lexicon.pack (a cache of every generation's vocabulary, written off
+ * the publish path: lexicon_refresh.ts) and generations/ (binary segments,
+ * segment_layout.ts). Every store file
  * access goes through the injected Fs and every write through writeFileAtomic (the pack's
  * appends through Fs.openAppend); the one exception is writer.lock, which holds no store
  * data and needs flock, an operation Fs does not have.
@@ -51,6 +53,8 @@ import { commitState, readState, type StoreState } from "./manifest_state.ts";
 import { CorruptGenerationError, GENERATIONS_DIR, loadSegment, verifySegment } from "./segments.ts";
 import type { DecodeOptions, SegmentView } from "./segment_view.ts";
 import { PackWriter, readPack, type Summaries } from "./summary_pack.ts";
+import { LEXICON_FILE, lexiconIdentity, type LexiconRead, readLexicon } from "./lexicon_pack.ts";
+import { type LexiconRefresh, refreshLexicon } from "./lexicon_refresh.ts";
 import { applyUpdate, assertUpdateShape, type PublishDraft } from "./_apply_update.ts";
 import {
   type EncodedSegment,
@@ -120,6 +124,17 @@ export interface Store {
    * pack is missing or damaged from its start (the next publish rebuilds it).
    */
   loadSummaries(): Promise<Summaries>;
+  /**
+   * lexicon.pack (lexicon_pack.ts) read now, or null when it is missing or not valid;
+   * `known` is the identity of the copy the caller holds: "unchanged" when the file on disk
+   * is still that one (one stat, nothing read).
+   */
+  loadLexicon(known?: string | null): Promise<LexiconRead | null | "unchanged">;
+  /**
+   * Rebuilds lexicon.pack when it is stale for the current manifest (lexicon_refresh.ts);
+   * at most one runs per store: a call while one is in flight shares it.
+   */
+  refreshLexicon(o?: { force?: boolean }): Promise<LexiconRefresh>;
   /** Retention plus deletion of old unreferenced generations and orphan temps. */
   gc(): Promise<GcReport>;
   /**
@@ -228,6 +243,8 @@ class ShardStore implements Store {
   /** Serialises this instance's writers so they queue here instead of polling flock. */
   #queue: Promise<unknown> = Promise.resolve();
   readonly #pack: PackWriter;
+  /** The lexicon refresh in flight (refreshLexicon shares it). */
+  #lexicon: Promise<LexiconRefresh> | null = null;
 
   constructor(c: StoreConfig) {
     this.root = c.root;
@@ -341,6 +358,11 @@ class ShardStore implements Store {
       const nowMs = this.#nowMs();
       const tombstones = { ...m.tombstones, [key]: nowMs };
       await this.#write(loaded, { sessions, tombstones }, nowMs);
+      // The lexicon holds the session's words: a deleted session's go with it now (the
+      // next refresh rebuilds the lexicon without them), not whenever it is next stale.
+      await this.#c.fs.remove(join(this.root, LEXICON_FILE)).catch((err) => {
+        if (!(err instanceof Deno.errors.NotFound)) throw err;
+      });
     });
   }
 
@@ -392,6 +414,29 @@ class ShardStore implements Store {
 
   async loadSummaries(): Promise<Summaries> {
     return (await readPack(this.#c.fs, this.root)).summaries;
+  }
+
+  async loadLexicon(known?: string | null): Promise<LexiconRead | null | "unchanged"> {
+    if (known != null && (await lexiconIdentity(this.#c.fs, this.root)) === known) {
+      return "unchanged";
+    }
+    return await readLexicon(this.#c.fs, this.root);
+  }
+
+  refreshLexicon(o: { force?: boolean } = {}): Promise<LexiconRefresh> {
+    if (this.#lexicon) return this.#lexicon;
+    const run = async () =>
+      refreshLexicon({
+        fs: this.#c.fs,
+        root: this.root,
+        manifest: await this.readManifest(),
+        // Lazy: only the TERMS section's checksum is checked (terms() does), not every block.
+        loadSegment: (n) => this.loadSegment(n, { verify: "lazy" }),
+        force: o.force,
+        pause: () => new Promise((r) => setTimeout(r, 0)),
+      });
+    this.#lexicon = run().finally(() => (this.#lexicon = null));
+    return this.#lexicon;
   }
 
   async verifyAll(): Promise<string[]> {

@@ -4,6 +4,7 @@
  *   manifest.journal        publishes since the snapshot, one delta line each (journal.ts)
  *   writer.lock             advisory writer lock (flock; efficiency, not correctness)
  *   summaries.pack          every generation's summary, a cache (summary_pack.ts)
+ *   lexicon.pack            one vocabulary over the generations, a cache (lexicon_pack.ts)
  *   generations/<h16>.seg   immutable, content-named binary shard segments (segment_layout.ts)
  * The directory name is the manifest's shape: `v1` held JSON generations named `.json`,
  * and a binary that knows only v1 treats any other generation name as a corrupt manifest
