@@ -208,7 +208,9 @@ export function createSearchEngine(o: SearchEngineOptions): SearchEngine {
         throw new InvalidCursorError("Cursor was minted for another query or filter set");
       }
       const offset = pos === null ? 0 : pos.best;
+      await checkLexicon();
       const scan = await runRelevanceScan({
+        ...lexicon.relevanceFilters(q),
         store,
         arena,
         plan: current,

@@ -141,6 +141,52 @@ Deno.test("exact search answers the same with and without the lexicon", () =>
     assert.ok(narrowed > 50, "most needles are selective (the test exercises skipping)");
   }));
 
+function rankShape(r: SearchResponse) {
+  return {
+    state: r.state,
+    total: r.total_sessions,
+    groups: r.groups.map((g) => [
+      g.session_key,
+      g.relevance?.tier,
+      g.relevance?.score,
+      g.relevance?.terms_matched,
+      g.relevance?.loose,
+      g.hits.map((h) => h.record_id),
+    ]),
+  };
+}
+
+Deno.test("relevance answers the same with and without the lexicon, accents and suffixes too", () =>
+  withWorld(async ({ store, bare }) => {
+    const withLex = engine(store);
+    const without = engine(bare);
+    const r = lcg(5);
+    const questions = [
+      "how did we fix the deadlock in kubernetes",
+      "cafe zurich",
+      "zurich",
+      "istanbul",
+      "deadlocks",
+      "anemometers",
+      "qqxjvzzk nothing",
+      "connection timeouts",
+      "東京",
+      "prefixes node.js",
+    ];
+    for (let i = 0; i < 30; i++) {
+      questions.push(`w${r(400)} ${WORDS[r(WORDS.length)]} ${r(2) ? `w${r(400)}` : ""}`.trim());
+    }
+    for (const q of questions) {
+      const req = { q, sort: "relevance", complete: true, limit: 50 } as const;
+      const a = await withLex.search(req);
+      const b = await without.search(req);
+      assert.deepEqual(rankShape(a), rankShape(b), `question ${JSON.stringify(q)}`);
+    }
+    // The accent-insensitive fallback still finds what only it can find.
+    const z = await withLex.search({ q: "zurich", sort: "relevance", complete: true });
+    assert.ok(z.groups.length > 0 && z.groups.every((g) => g.relevance?.loose === true));
+  }));
+
 Deno.test("a rare word opens only the generations that can hold it", () =>
   withWorld(async ({ store, loads }) => {
     const e = engine(store);

@@ -39,6 +39,7 @@
  * cut by it is `timeout`, ranked over what it reached. Loads go through the arena
  * (run_scan.ts loadSession) and damaged sessions are reported as there (F8).
  */
+import { NotFoundError } from "../../errors.ts";
 import {
   CorruptGenerationError,
   FLAG_SUBAGENT,
@@ -73,10 +74,51 @@ export const RELATED_MIN_COVERAGE = 0.4;
 const TOP_WEIGHTS = [1, 0.4, 0.2];
 const DAY = 86_400_000;
 
+/**
+ * A matched record as the ranking keeps it: its counts and facts, and its generation by
+ * name — never the segment itself, so a scan over a store many times the arena's size
+ * holds only what the arena holds (the page's hits are resolved through the arena at
+ * the end: resolveHits).
+ */
+interface ScoredRecord {
+  gen: string;
+  flags: number;
+  seg: number;
+  i: number;
+  ts: number;
+  superseded: boolean;
+  len: number;
+  exact: Uint16Array;
+  loose: Uint16Array;
+}
+
+function compact(r: MatchedRecord): ScoredRecord {
+  return {
+    gen: r.entry.name,
+    flags: r.entry.flags[r.i]!,
+    seg: r.seg,
+    i: r.i,
+    ts: r.ts,
+    superseded: r.superseded,
+    len: r.len,
+    exact: r.exact,
+    loose: r.loose,
+  };
+}
+
 /** One session's matched records. */
 interface SessionAcc {
   session: PlanSession;
-  records: MatchedRecord[];
+  records: ScoredRecord[];
+}
+
+/** A ranked session's best record, until resolveHits finds its segment. */
+interface HitAt {
+  gen: string;
+  seg: number;
+  i: number;
+  ts: number;
+  superseded: boolean;
 }
 
 /** A ranked session. */
@@ -86,8 +128,13 @@ export interface RankedSession {
   /** The newest matching record's ts_ms. */
   best: number;
   total: number;
-  /** Best-scoring records first, at most HITS_PER_GROUP. */
+  /**
+   * Best-scoring records first, at most HITS_PER_GROUP; resolved (the segment in hand)
+   * for the sessions ranked before `pageEnd` only — a page never shows the others.
+   */
   hits: HitRef[];
+  /** The same records by generation name. */
+  at: HitAt[];
 }
 
 /** What the scan found. */
@@ -111,6 +158,18 @@ export interface RelevanceInput {
   now: number;
   /** Rank one past the page asked for (offset + limit): what the exact tier must fill. */
   pageEnd: number;
+  /**
+   * For the accent-insensitive fallback: true when the store's lexicon proves that none
+   * of `gens` holds term j's bare form for every j of `terms` (lexicon_filter.ts
+   * bareRulesOut); absent or false: the session is opened.
+   */
+  bareFilter?: (gens: readonly string[], terms: ReadonlySet<number>) => boolean;
+  /**
+   * For the main pass: true when the lexicon proves that none of `gens` holds any exact
+   * or suffix-folded form of any term (a superset check like the summaries', without
+   * their false positives).
+   */
+  formFilter?: (gens: readonly string[]) => boolean;
 }
 
 /** Scores and ranks the sessions (see the header). */
@@ -139,7 +198,7 @@ function rank(
     const loosePresent = new Uint8Array(n);
     let exactAll = false;
     let oneHasAll = false;
-    const scored: { r: MatchedRecord; score: number }[] = [];
+    const scored: { r: ScoredRecord; score: number }[] = [];
     for (const r of s.records) {
       let sum = 0;
       let hasAll = true;
@@ -163,7 +222,7 @@ function rank(
         sum *= ALL_TERMS_BONUS * (allExact ? EXACT_ALL_BONUS : 1);
       }
       if (allExact) exactAll = true;
-      const f = r.entry.flags[r.i]!;
+      const f = r.flags;
       sum *= (f & ROLE_USER) ? ROLE_USER_WEIGHT : ROLE_ASSISTANT_WEIGHT;
       if (f & FLAG_SUBAGENT) sum *= SUBAGENT_WEIGHT;
       if (r.superseded) sum *= SUPERSEDED_WEIGHT;
@@ -195,8 +254,9 @@ function rank(
       session: s.session,
       best,
       total: scored.length,
-      hits: scored.slice(0, HITS_PER_GROUP).map(({ r }) => ({
-        entry: r.entry,
+      hits: [],
+      at: scored.slice(0, HITS_PER_GROUP).map(({ r }) => ({
+        gen: r.gen,
         seg: r.seg,
         i: r.i,
         ts: r.ts,
@@ -230,12 +290,9 @@ export async function runRelevanceScan(x: RelevanceInput): Promise<RelevanceOutc
   const degraded: DegradedSession[] = [];
   const damage: ShardDamage[] = [];
   const sessions: SessionAcc[] = [];
-  const resident: {
-    s: PlanSession;
-    entries: SegmentView[];
-    active: Uint8Array[] | null;
-    done: Set<string>;
-  }[] = [];
+  // Sessions matched by the main pass and what it read of them (the fallback skips that);
+  // their segments are taken from the arena again, never held here.
+  const resident: { s: PlanSession; done: Set<string> }[] = [];
   const st: LoadState = { fresh: 0, matched: false };
   // Each term's summary hashes, per form: a session is loaded only if some form of some
   // term may be in it (the accent-insensitive form cannot be ruled out this way: it is the
@@ -270,7 +327,9 @@ export async function runRelevanceScan(x: RelevanceInput): Promise<RelevanceOutc
     }
     if (e.records === 0 || outOfScope(s, scope)) continue;
     recordsInScope += e.records;
-    if (hashes.every((h) => summaryRulesOut(arena, e.generations, h))) {
+    if (
+      x.formFilter?.(e.generations) || hashes.every((h) => summaryRulesOut(arena, e.generations, h))
+    ) {
       ruledOut.push(s);
       continue;
     }
@@ -294,8 +353,8 @@ export async function runRelevanceScan(x: RelevanceInput): Promise<RelevanceOutc
       const acc = new Map<string, MatchedRecord>();
       const done = new Set<string>();
       matchSessionTerms(entries, active, { ...match, acc, done });
-      if (acc.size > 0) sessions.push({ session: s, records: [...acc.values()] });
-      resident.push({ s, entries, active, done });
+      if (acc.size > 0) sessions.push({ session: s, records: [...acc.values()].map(compact) });
+      resident.push({ s, done });
     } catch (err) {
       if (!(err instanceof CorruptGenerationError)) throw err;
       arena.noteFailure(err.generation);
@@ -320,46 +379,100 @@ export async function runRelevanceScan(x: RelevanceInput): Promise<RelevanceOutc
     const look = (
       r: { s: PlanSession; entries: SegmentView[]; active: Uint8Array[] | null; done: Set<string> },
     ) => {
-      const have = bySession.get(r.s.key);
-      const acc = new Map<string, MatchedRecord>(
-        (have?.records ?? []).map((m) => [`${m.seg}:${m.i}`, m]),
-      );
+      const acc = new Map<string, MatchedRecord>();
       matchSessionTerms(r.entries, r.active, { ...match, acc, only: unmatched, done: r.done });
       if (acc.size === 0) return;
-      if (have) have.records = [...acc.values()];
-      else {
-        const add = { session: r.s, records: [...acc.values()] };
+      const have = bySession.get(r.s.key);
+      if (!have) {
+        const add = { session: r.s, records: [...acc.values()].map(compact) };
         sessions.push(add);
         bySession.set(r.s.key, add);
+        return;
       }
+      // The fallback counted only the unmatched terms' bare forms: added to what the main
+      // pass found for the same record.
+      const byRec = new Map(have.records.map((m) => [`${m.seg}:${m.i}`, m]));
+      for (const [k, m] of acc) {
+        const old = byRec.get(k);
+        if (!old) {
+          have.records.push(compact(m));
+          continue;
+        }
+        for (const j of unmatched) {
+          old.exact[j] = Math.min(0xffff, old.exact[j]! + m.exact[j]!);
+          old.loose[j] = Math.min(0xffff, old.loose[j]! + m.loose[j]!);
+        }
+      }
+    };
+    const again = async (s: PlanSession, done: Set<string>): Promise<boolean> => {
+      const entries = await loadSession(x, s, st);
+      if (entries === "timeout" || entries === "deferred") {
+        stop = "timeout";
+        return false;
+      }
+      if (!Array.isArray(entries)) return true; // reported by the next page that needs it
+      try {
+        look({
+          s,
+          entries,
+          active: arena.activeFor(s.key, { gens: s.entry.generations, entries }),
+          done,
+        });
+      } catch (err) {
+        if (!(err instanceof CorruptGenerationError)) throw err;
+        arena.noteFailure(err.generation);
+      }
+      return true;
     };
     for (const r of resident) {
       if (performance.now() - x.startedAt > x.timeBudgetMs) {
         stop = "timeout";
         break;
       }
-      look(r);
+      if (!(await again(r.s, r.done))) break;
     }
+    // Sessions the summaries ruled out: only those the lexicon cannot rule out for every
+    // unmatched term's accent-insensitive form (x.bareFilter) are opened.
     for (const s of stop === "done" ? ruledOut : []) {
-      const entries = await loadSession(x, s, st);
-      if (entries === "timeout" || entries === "deferred") {
-        stop = "timeout";
-        break;
-      }
-      if (!Array.isArray(entries)) continue; // reported by the next page that needs it
-      try {
-        look({
-          s,
-          entries,
-          active: arena.activeFor(s.key, { gens: s.entry.generations, entries }),
-          done: new Set(),
-        });
-      } catch (err) {
-        if (!(err instanceof CorruptGenerationError)) throw err;
-        arena.noteFailure(err.generation);
-      }
+      if (x.bareFilter?.(s.entry.generations, unmatched)) continue;
+      if (!(await again(s, new Set()))) break;
     }
   }
   const ranked = rank(sessions, { question, n, recordsInScope, now: x.now });
+  await resolveHits(x, ranked.slice(0, x.pageEnd), { degraded, damage });
   return { stop, ranked, degraded, damage };
+}
+
+/**
+ * Puts the segments of the best records of `ranked` in hand (through the arena: most are
+ * resident). A generation that fails to load now is reported like a scan's damage and
+ * its session keeps no hit (the page names it degraded).
+ */
+async function resolveHits(
+  x: Pick<RelevanceInput, "arena" | "store">,
+  ranked: RankedSession[],
+  o: { degraded: DegradedSession[]; damage: ShardDamage[] },
+): Promise<void> {
+  for (const r of ranked) {
+    const hits: HitRef[] = [];
+    for (const h of r.at) {
+      try {
+        const { entry } = await x.arena.load(x.store, h.gen);
+        hits.push({ entry, seg: h.seg, i: h.i, ts: h.ts, superseded: h.superseded });
+      } catch (err) {
+        if (!(err instanceof CorruptGenerationError || err instanceof NotFoundError)) throw err;
+        x.arena.noteFailure(h.gen);
+        const e = r.session.entry;
+        o.degraded.push({
+          session_key: r.session.key,
+          source: e.source,
+          reason: e.source_gone ? "source_gone" : "damaged",
+        });
+        o.damage.push({ key: r.session.key, generation: h.gen });
+        hits.length = 0;
+        break;
+      }
+    }
+    r.hits = hits;
+  }
 }
