@@ -63,6 +63,16 @@ const HUGE_DEFAULT: Preset["huge"] = [
   { source: "kimi", messages: 8_000 },
   { source: "intendant", messages: 3_000 },
 ];
+/**
+ * The twelve-source presets' huge sessions: the five-source ones plus a long Gemini session
+ * (its upserts replayed in one unit) and a long OpenCode one (one session of a shared
+ * database re-derived from a snapshot).
+ */
+const HUGE_ALL: Preset["huge"] = [
+  ...HUGE_DEFAULT,
+  { source: "gemini", messages: 6_000 },
+  { source: "opencode", messages: 4_000 },
+];
 const HUGE_SMALL: Preset["huge"] = [
   { source: "claude-code", messages: 2_000 },
   { source: "codex", messages: 1_000 },
@@ -78,13 +88,7 @@ export const PRESETS: Record<string, Preset> = {
     sessions: 1_700,
     messages: 530_000,
     shares: SHARES_ALL,
-    // A long Gemini session (its upserts replayed in one unit) and a long OpenCode one
-    // (one session of a shared database re-derived from a snapshot).
-    huge: [
-      ...HUGE_DEFAULT,
-      { source: "gemini", messages: 6_000 },
-      { source: "opencode", messages: 4_000 },
-    ],
+    huge: HUGE_ALL,
     needlesPerSource: true,
   },
   // Issue 27's scale check: the default corpus at 4× (6,800 sessions, 2.12M messages),
@@ -95,11 +99,7 @@ export const PRESETS: Record<string, Preset> = {
     sessions: 6_800,
     messages: 2_120_000,
     shares: SHARES_ALL,
-    huge: [
-      ...HUGE_DEFAULT,
-      { source: "gemini", messages: 6_000 },
-      { source: "opencode", messages: 4_000 },
-    ],
+    huge: HUGE_ALL,
     needlesPerSource: true,
   },
   small: {

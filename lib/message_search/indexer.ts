@@ -8,12 +8,14 @@
  * pending records pass PUBLISH_BATCH_UNITS of text (a cold backfill then never holds the
  * whole corpus in memory; each batch is a complete, valid revision on its own; one batch
  * publishes while the next is extracted).
- * Why one piece (≈ 830 lines, over the 600-line guide): the sweep loop, its batching, the
+ * Why one piece (≈ 870 lines, over the 600-line guide): the sweep loop, its batching, the
  * ordered extraction window and the publish pipeline share one per-sweep state (pending
  * batch, in-flight publish, coverage report, the files discovery held) that every step
  * mutates; splitting it means first making that state an explicit object passed between
  * modules. That split is due with the watcher work (issue 28: the sweep state moves out
- * when file events replace the 30 s sweep), not in a hardening change.
+ * when file events replace the 30 s sweep), not in a hardening change. The lexicon refresh
+ * issue 27 added after a sweep (#refreshLexicon, IndexerOptions.lexicon) is one flag and one
+ * method, and moves out with that split.
  *
  * Parallel extraction (issue 16 §4): extract calls run ahead of publishing, on a worker
  * pool (pool/: one worker per core; units read from the start go there, everything else

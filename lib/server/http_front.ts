@@ -1,5 +1,5 @@
 /**
- * The daemon's TCP front (reliability-plan F7, F9). Deno.serve (Deno 2.9.6) has no
+ * The daemon's TCP front (F7, F9 in tests/RELIABILITY.md). Deno.serve (Deno 2.9.6) has no
  * header, body or idle timeout, and node:http's headersTimeout/requestTimeout are not
  * honoured there either (verified: a client sending one header byte a second was still
  * open after 8 s with both set to 2–3 s), so a slowloris could hold sockets forever. The

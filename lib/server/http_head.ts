@@ -11,7 +11,7 @@
  *    (505 for any other version, HTTP/2's preface included);
  *  - the target must be origin-form (`/path?query`: printable ASCII, no `#`). Absolute
  *    form (`http://host/…`), authority form (`CONNECT host:port`) and asterisk form
- *    (`OPTIONS *`) are refused with 400 whatever their authority (reliability-plan F9):
+ *    (`OPTIONS *`) are refused with 400 whatever their authority (F9 in tests/RELIABILITY.md):
  *    this server is nobody's proxy, and a browser or our CLI never sends them to one;
  *  - lines end at CRLF or a bare LF (§2.2 allows recognizing LF); a CR anywhere else, a
  *    NUL or another control character in a value, whitespace before a field's colon, and

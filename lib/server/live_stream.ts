@@ -3,7 +3,7 @@
  * session.jsonl from a line number on, one event per complete line (the torn tail
  * waits), `id:` = the server's own line counter so a reconnecting EventSource resumes
  * exactly (Last-Event-ID). Every event goes through the one serializer (sse_event.ts):
- * nothing from the file reaches the wire as is (reliability-plan F2). A line that parses
+ * nothing from the file reaches the wire as is (F2 in tests/RELIABILITY.md). A line that parses
  * as JSON is sent as its re-serialized JSON (JSON.stringify escapes every control
  * character, so a raw CR — legal JSON whitespace between tokens — cannot end a field;
  * numbers beyond 2^53 lose precision, which nothing reading the stream relies on: the
@@ -19,7 +19,7 @@
  * (session_end, then "completed"), so a status event always follows the lines written
  * before it: a client that refetches on it never misses the last rows. The
  * spine is opened through the catalog's contained reader (no symlink, FIFO or hardlink:
- * Deno's permissions do not contain symlinks, reliability-plan E2); a refused spine ends
+ * Deno's permissions do not contain symlinks, E2 in tests/RELIABILITY.md); a refused spine ends
  * the stream with one error event.
  */
 import { lineText, splitCompleteLines } from "../durable/mod.ts";

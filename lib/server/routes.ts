@@ -111,7 +111,7 @@ async function messageSearch(c: Context, d: RouteDeps): Promise<Response> {
   url.searchParams.delete("scope"); // "local", said explicitly
   const p = parseQuery(MessageSearchParams, url);
   const req: SearchRequest = searchRequestOf(p);
-  // The engine's own rules first (reliability-plan F7): a request it refuses (a
+  // The engine's own rules first (F7 in tests/RELIABILITY.md): a request it refuses (a
   // one-character query, too many terms…) is a 400 before any sweep or search slot.
   normalizeRequest(req);
   const r = await d.gate!.run(async () => {

@@ -1,5 +1,5 @@
 /**
- * The one Server-Sent Events serializer (reliability-plan F2): every event the daemon
+ * The one Server-Sent Events serializer (F2 in tests/RELIABILITY.md): every event the daemon
  * writes to an event stream — log lines, status changes, errors, skipped-line notices,
  * keepalive comments — is built here, so no CR or LF can reach the wire inside a field.
  * The WHATWG event-stream parser ends a line at CRLF, LF or a bare CR, so a raw CR inside

@@ -80,17 +80,7 @@ const DAY = 86_400_000;
  * holds only what the arena holds (the page's hits are resolved through the arena at
  * the end: resolveHits).
  */
-interface ScoredRecord {
-  gen: string;
-  flags: number;
-  seg: number;
-  i: number;
-  ts: number;
-  superseded: boolean;
-  len: number;
-  exact: Uint16Array;
-  loose: Uint16Array;
-}
+type ScoredRecord = Omit<MatchedRecord, "entry"> & { gen: string; flags: number };
 
 function compact(r: MatchedRecord): ScoredRecord {
   return {
@@ -113,13 +103,7 @@ interface SessionAcc {
 }
 
 /** A ranked session's best record, until resolveHits finds its segment. */
-interface HitAt {
-  gen: string;
-  seg: number;
-  i: number;
-  ts: number;
-  superseded: boolean;
-}
+type HitAt = Omit<HitRef, "entry"> & { gen: string };
 
 /** A ranked session. */
 export interface RankedSession {

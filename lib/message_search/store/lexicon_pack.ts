@@ -35,7 +35,7 @@ import { join } from "node:path";
 import { type Fs, type FsStat, writeFileAtomic } from "../../durable/mod.ts";
 import { ContainmentError } from "../../errors.ts";
 import { crcOf, FOLD_LATIN1, FOLD_UTF16 } from "./segment_layout.ts";
-import { FormatError } from "./segment_tail.ts";
+import { ByteReader, ByteWriter, FormatError } from "./segment_tail.ts";
 
 export const LEXICON_FILE = "lexicon.pack";
 /** Larger lexicons are not read. */
@@ -63,15 +63,6 @@ export interface LexiconParts {
 
 const pad4 = (n: number) => (n + 3) & ~3;
 
-function varintBytes(v: number): number {
-  let n = 1;
-  while (v >= 0x80) {
-    v = Math.floor(v / 128);
-    n++;
-  }
-  return n;
-}
-
 /** The bytes of lexicon.pack for `p` (see the header). */
 export function encodeLexicon(p: LexiconParts): Uint8Array {
   const g = p.gens.length;
@@ -79,15 +70,21 @@ export function encodeLexicon(p: LexiconParts): Uint8Array {
   const vocab = p.entries.join("\0");
   const wide = TWO_BYTE.test(vocab);
   const vocabBytes = wide ? 2 * vocab.length : vocab.length;
-  let postBytes = 0;
-  for (const list of p.postings) {
+  // Postings are written first: the layout needs their length.
+  const pw = new ByteWriter(1024);
+  const postOff = new Uint32Array(e + 1);
+  for (let k = 0; k < e; k++) {
+    postOff[k] = pw.length;
+    const list = p.postings[k]!;
     if (list === DENSE) continue;
     let prev = -1;
     for (const x of list) {
-      postBytes += varintBytes(x - prev - 1);
+      pw.varint(x - prev - 1);
       prev = x;
     }
   }
+  postOff[e] = pw.length;
+  const postBytes = pw.length;
   const denseAt = HEAD + NAME_BYTES * g + 4 * (2 * e + 1);
   const vocabAt = denseAt + pad4(Math.ceil(e / 8));
   const postAt = vocabAt + pad4(vocabBytes);
@@ -107,29 +104,14 @@ export function encodeLexicon(p: LexiconParts): Uint8Array {
   const endAt = HEAD + NAME_BYTES * g;
   const offAt = endAt + 4 * e;
   let unit = 0;
-  let post = 0;
   for (let k = 0; k < e; k++) {
     unit += p.entries[k]!.length;
     dv.setUint32(endAt + 4 * k, unit, true);
     unit++; // the NUL
-    dv.setUint32(offAt + 4 * k, post, true);
-    const list = p.postings[k]!;
-    if (list === DENSE) {
-      out[denseAt + (k >> 3)]! |= 1 << (k & 7);
-      continue;
-    }
-    let prev = -1;
-    for (const x of list) {
-      let v = x - prev - 1;
-      prev = x;
-      while (v >= 0x80) {
-        out[postAt + post++] = (v & 0x7f) | 0x80;
-        v = Math.floor(v / 128);
-      }
-      out[postAt + post++] = v;
-    }
+    if (p.postings[k] === DENSE) out[denseAt + (k >> 3)]! |= 1 << (k & 7);
   }
-  dv.setUint32(offAt + 4 * e, post, true);
+  out.set(new Uint8Array(postOff.buffer), offAt);
+  out.set(pw.view(), postAt);
   out.set(Buffer.from(vocab, wide ? "utf16le" : "latin1"), vocabAt);
   dv.setUint32(32, crcOf(out.subarray(HEAD)), true);
   return out;
@@ -154,7 +136,7 @@ export class LexiconView {
   readonly #entryEnd: Uint32Array;
   readonly #postOff: Uint32Array;
   readonly #dense: Uint8Array;
-  readonly #post: Uint8Array;
+  readonly #post: Buffer;
 
   /** Views `bytes` (a whole file; FormatError when it is not a valid lexicon). */
   constructor(bytes: Uint8Array) {
@@ -193,7 +175,7 @@ export class LexiconView {
     this.#entryEnd = new Uint32Array(b.buffer, endAt, e);
     this.#postOff = new Uint32Array(b.buffer, endAt + 4 * e, e + 1);
     this.#dense = b.subarray(denseAt, vocabAt);
-    this.#post = b.subarray(postAt, postAt + postBytes);
+    this.#post = Buffer.from(b.buffer, b.byteOffset + postAt, postBytes);
     let prev = -1;
     for (let k = 0; k < e; k++) {
       const end = this.#entryEnd[k]!;
@@ -224,22 +206,10 @@ export class LexiconView {
 
   /** Calls `visit(generation index)` for each generation holding entry k (not dense). */
   eachGen(k: number, visit: (g: number) => void): void {
-    const p = this.#post;
-    let at = this.#postOff[k]!;
-    const end = this.#postOff[k + 1]!;
+    const r = new ByteReader(this.#post, this.#postOff[k]!, this.#postOff[k + 1]!);
     let g = -1;
-    while (at < end) {
-      let v = 0;
-      let mul = 1;
-      for (;;) {
-        if (at >= end) fail(`postings of entry ${k} run past their range`);
-        const x = p[at++]!;
-        v += (x & 0x7f) * mul;
-        if (x < 0x80) break;
-        mul *= 128;
-        if (mul > 2 ** 35) fail(`postings of entry ${k}: varint too long`);
-      }
-      g += v + 1;
+    while (r.at < r.end) {
+      g += r.varint() + 1;
       if (g >= this.gens.length) fail(`postings of entry ${k} name generation ${g}`);
       visit(g);
     }

@@ -25,7 +25,7 @@
 import { Buffer } from "node:buffer";
 import { eachEntry, eachToken } from "../query/vocabulary.ts";
 import { FOLD_LATIN1, FOLD_UTF16 } from "./segment_layout.ts";
-import { ByteWriter, FormatError } from "./segment_tail.ts";
+import { ByteReader, ByteWriter, FormatError } from "./segment_tail.ts";
 
 const HEAD = 16;
 // deno-lint-ignore no-control-regex
@@ -239,26 +239,16 @@ export class TermsView {
 
   /** Calls `visit(record, tf)` for each record holding entry k, ascending. */
   eachPosting(k: number, visit: (record: number, tf: number) => void): void {
-    const buf = this.#buf;
-    let at = this.#postAt + this.#postOff[k]!;
-    const end = this.#postAt + this.#postOff[k + 1]!;
-    const varint = (): number => {
-      let v = 0;
-      let mul = 1;
-      for (;;) {
-        if (at >= end) fail(`postings of entry ${k} run past their range`);
-        const b = buf[at++]!;
-        v += (b & 0x7f) * mul;
-        if (b < 0x80) return v;
-        mul *= 128;
-        if (mul > 2 ** 35) fail(`postings of entry ${k}: varint too long`);
-      }
-    };
+    const r = new ByteReader(
+      this.#buf,
+      this.#postAt + this.#postOff[k]!,
+      this.#postAt + this.#postOff[k + 1]!,
+    );
     let rec = -1;
-    while (at < end) {
-      const v = varint();
+    while (r.at < r.end) {
+      const v = r.varint();
       rec += Math.floor(v / 2) + 1;
-      const tf = v % 2 === 1 ? varint() + 2 : 1;
+      const tf = v % 2 === 1 ? r.varint() + 2 : 1;
       if (rec >= this.#records) fail(`postings of entry ${k} name record ${rec}`);
       visit(rec, tf);
     }
