@@ -31,6 +31,7 @@ import { startDaemon } from "../lib/server/mod.ts";
 import {
   buildF8World,
   damage,
+  damageText,
   type F8World,
   genPath,
   PER_SOURCE,
@@ -332,7 +333,7 @@ Deno.test("F8: the daemon wires the query edge to the repair sweep (real HTTP)",
     });
     try {
       // Damaged while it runs: the first search that reads it meets it.
-      for (const g of m.sessions[key2]!.generations) await damage(genPath(w, g), 0, 9);
+      for (const g of m.sessions[key2]!.generations) await damageText(genPath(w, g), 9);
       const ask = async (sessionKey: string) => {
         const q = encodeURIComponent(w.uniqueOf.get(sessionKey)!);
         const r = await fetch(`${d.url}api/sessions/message-search?q=${q}&complete=true`, {

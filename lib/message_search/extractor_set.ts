@@ -19,8 +19,8 @@ import { SEGMENT_SCHEMA } from "./store/types.ts";
 
 /**
  * The store-wide parser version: what a shard is derived by — each extractor's rules and
- * the segment format (SEGMENT_SCHEMA: 2 since issue 16's binary segments, 3 since issue 27's term dictionary). Each term only
- * ever increases, so their sum does too: any change rebuilds the index (never an older
+ * the segment format (SEGMENT_SCHEMA: 2 since issue 16's binary segments, 3 since issue
+ * 27's term dictionary, 4 since its compact layout). Each term only ever increases, so their sum does too: any change rebuilds the index (never an older
  * parser clobbering).
  */
 export const PARSER_VERSION = SOURCE_PLUGINS.reduce((n, p) => n + p.parserVersion, 0) +

@@ -9,6 +9,7 @@
  * test or the damage started. Also: the three ways a generation file is damaged.
  */
 import { join } from "node:path";
+import { FOLDED, H_TABLE } from "../../lib/message_search/store/segment_layout.ts";
 import { homesOf } from "../../bench/corpus/mod.ts";
 import type { SessionPlan, TurnPlan } from "../../bench/corpus/plan.ts";
 import type { WrittenSession } from "../../bench/corpus/types.ts";
@@ -177,6 +178,21 @@ export async function damage(path: string, mode: number, salt: number): Promise<
   } else {
     await Deno.writeFile(path, new Uint8Array(bytes.length));
   }
+}
+
+/**
+ * Flips one bit inside the FOLDED section of segment file `path` (the text every exact
+ * search reads): damage a query is sure to meet, wherever the format puts its sections (a
+ * bit flipped at a fixed offset may land in TERMS, which only relevance reads).
+ */
+export async function damageText(path: string, salt: number): Promise<void> {
+  const bytes = await Deno.readFile(path);
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const off = Number(dv.getBigUint64(H_TABLE + 16 * FOLDED, true));
+  const len = Number(dv.getBigUint64(H_TABLE + 16 * FOLDED + 8, true));
+  const at = off + ((salt * 7919) % len);
+  bytes[at] = bytes[at]! ^ (1 << (salt % 8));
+  await Deno.writeFile(path, bytes);
 }
 
 /** The path of generation `gen` in the world's store. */

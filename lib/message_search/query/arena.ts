@@ -9,6 +9,13 @@
  *    resident bytes never exceed capBytes after a load returns (an entry larger than the
  *    cap is handed to its query but not kept);
  *  - one disk read per generation at a time: concurrent queries share an in-flight load;
+ *  - scan-resistant: a scan (beginScan) that needs more than the cap does not flush the
+ *    arena through itself. LRU alone would: a broad query repeated over a store larger
+ *    than the cap evicted each entry before its next use and hit nothing (at 1× a broad
+ *    relevance query reloaded 900–1,450 generations every time). So a load for a scan
+ *    evicts only entries that scan has not used; once every resident entry was used by
+ *    it, the new entry is handed to the query and not kept, and the resident part stays
+ *    for the next query;
  *  - active flags are derived once per (session key, generations list) and cached per
  *    key; a changed list replaces the key's flags, keys no manifest names are pruned;
  *  - load cost is learned from this arena's own loads (loadCostMs), and a generation a
@@ -66,6 +73,9 @@ export class Arena {
   readonly #cap: number;
   /** Map iteration order is the LRU order: first = least recently used. */
   readonly #entries = new Map<string, SegmentView>();
+  /** Per resident entry: the last scan that used it (beginScan's numbers). */
+  readonly #usedBy = new Map<string, number>();
+  #scans = 0;
   readonly #inflight = new Map<string, Promise<SegmentView>>();
   readonly #active = new Map<string, { sig: string; flags: ActiveFlags }>();
   /** Summaries of generations loaded here (copies), and the store's pack. */
@@ -100,19 +110,28 @@ export class Arena {
     return this.#entries.has(name);
   }
 
+  /** A new scan's number, for load (see the header's scan rule). */
+  beginScan(): number {
+    return ++this.#scans;
+  }
+
   /** The resident entry for `name` (marked most recently used), or undefined. */
-  get(name: string): SegmentView | undefined {
+  get(name: string, scan?: number): SegmentView | undefined {
     const e = this.#entries.get(name);
     if (e === undefined) return undefined;
     this.#hits++;
     this.#entries.delete(name);
     this.#entries.set(name, e);
+    if (scan !== undefined) this.#usedBy.set(name, scan);
     return e;
   }
 
-  /** Loads `name` through the store (or joins a load in flight), keeps it if it fits. */
-  async load(store: Store, name: string): Promise<LoadResult> {
-    const resident = this.get(name);
+  /**
+   * Loads `name` through the store (or joins a load in flight), keeps it if it fits;
+   * `scan` (beginScan) applies the header's scan rule.
+   */
+  async load(store: Store, name: string, scan?: number): Promise<LoadResult> {
+    const resident = this.get(name, scan);
     if (resident) return { entry: resident, freshBytes: 0 };
     const pending = this.#inflight.get(name);
     if (pending) return { entry: await pending, freshBytes: 0 };
@@ -126,7 +145,7 @@ export class Arena {
       this.#noteCost(performance.now() - t0, entry.count);
       this.#deferred.delete(name);
       this.#loadedBytes += entry.fileBytes;
-      if (this.#insert(entry)) this.#unverified.add(name);
+      if (this.#insert(entry, scan)) this.#unverified.add(name);
       return { entry, freshBytes: entry.fileBytes };
     } finally {
       this.#inflight.delete(name);
@@ -235,8 +254,8 @@ export class Arena {
     return null;
   }
 
-  /** Keeps `e` if it fits (true when it is resident now). */
-  #insert(e: SegmentView): boolean {
+  /** Keeps `e` if it fits (true when it is resident now); `scan`: the header's rule. */
+  #insert(e: SegmentView, scan?: number): boolean {
     if (this.summaryOf(e.name) === undefined) {
       // A copy: the view's summary would keep the whole buffer alive after eviction.
       const s = e.summary.slice();
@@ -248,16 +267,35 @@ export class Arena {
       this.#evictions++;
       return false;
     }
+    if (scan !== undefined) {
+      // Room only from entries this scan has not used (they sit first in LRU order, so
+      // counting stops at the first one it used).
+      let free = this.#cap - this.#bytes;
+      for (const [name, old] of this.#entries) {
+        if (free >= e.bytes || this.#usedBy.get(name) === scan) break;
+        free += old.bytes;
+      }
+      if (free < e.bytes) {
+        this.#evictions++; // handed to the query, not kept
+        return false;
+      }
+      this.#usedBy.set(e.name, scan);
+    }
     this.#entries.set(e.name, e);
     this.#bytes += e.bytes;
     for (const [name, old] of this.#entries) {
       if (this.#bytes <= this.#cap) break;
-      this.#entries.delete(name);
-      this.#unverified.delete(name);
-      this.#bytes -= old.bytes;
+      this.#drop(name, old);
       this.#evictions++;
     }
     return true;
+  }
+
+  #drop(name: string, old: SegmentView): void {
+    this.#entries.delete(name);
+    this.#usedBy.delete(name);
+    this.#unverified.delete(name);
+    this.#bytes -= old.bytes;
   }
 
   /** Active flags of session `key` whose shard is `entries` (= the manifest's `gens`). */
@@ -285,10 +323,7 @@ export class Arena {
    */
   noteFailure(name: string): void {
     const e = this.#entries.get(name);
-    if (e !== undefined) {
-      this.#entries.delete(name);
-      this.#bytes -= e.bytes;
-    }
+    if (e !== undefined) this.#drop(name, e);
     this.#failedLoads++;
     this.#failed.push(name);
     if (this.#failed.length > FAILED_KEEP) this.#failed.shift();

@@ -41,6 +41,38 @@ async function publish(
 const texts = (n: number, len: number) =>
   Array.from({ length: n }, (_, i) => rec(i, `message ${i} `.padEnd(len, "x")));
 
+Deno.test("a scan larger than the cap keeps what is resident for the next scan (no LRU flush)", () =>
+  withStore(async (store) => {
+    const names: string[] = [];
+    for (let s = 0; s < 8; s++) names.push(...await publish(store, `s${s}`, texts(20, 1000)));
+    const probe = new Arena(1 << 30);
+    const one = (await probe.load(store, names[0]!)).entry.bytes;
+    const arena = new Arena(one * 3.5);
+    // The same scan over 8 entries, three times: LRU would evict each before its next use.
+    const missesOf = async () => {
+      const before = arena.stats().misses;
+      const scan = arena.beginScan();
+      for (const n of names) await arena.load(store, n, scan);
+      return arena.stats().misses - before;
+    };
+    assert.equal(await missesOf(), 8);
+    const kept = names.filter((n) => arena.has(n));
+    assert.deepEqual(kept, names.slice(0, 3), "the first three stay; the rest are handed over");
+    assert.equal(await missesOf(), 5, "the resident three are hits the second time");
+    assert.equal(await missesOf(), 5);
+    assert.ok(arena.stats().bytes <= arena.stats().capBytes);
+    // A load outside any scan (or a new scan's first loads) still evicts by recency.
+    await arena.load(store, names[7]!);
+    assert.equal(arena.has(names[7]!), true);
+    assert.equal(arena.stats().shards, 3);
+    // A new scan may evict what the previous one used, least recently used first.
+    const scan = arena.beginScan();
+    await arena.load(store, names[5]!, scan);
+    assert.equal(arena.has(names[5]!), true);
+    assert.equal(arena.has(names[1]!), false);
+    assert.equal(arena.has(names[2]!), true);
+  }));
+
 Deno.test("the arena keeps entries within its byte cap, evicting least recently used first", () =>
   withStore(async (store) => {
     const names: string[] = [];

@@ -33,6 +33,14 @@ function marksTable(): Uint8Array {
   return t;
 }
 
+/** True when the code point starting at `at` is a combining mark (\p{M}). */
+export function isMarkAt(s: string, at: number): boolean {
+  const c = s.charCodeAt(at);
+  if (c < FIRST_MARK) return false;
+  if (c >= 0xd800 && c <= 0xdbff) return /^\p{M}$/u.test(String.fromCodePoint(s.codePointAt(at)!));
+  return marksTable()[c] === 1;
+}
+
 /** True when the unit at `at` continues the character before it (mark or medial/final jamo). */
 export function continuesCharacter(s: string, at: number): boolean {
   if (at >= s.length) return false;

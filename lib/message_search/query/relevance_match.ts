@@ -9,7 +9,7 @@
 import type { SegmentView } from "../store/mod.ts";
 import { continuesCharacter, findValid, recordAt } from "./match.ts";
 import { bareRegex, type Question } from "./question.ts";
-import { bareCounts, type RecordCounts, termCounts } from "./term_postings.ts";
+import { bareCounts, hasMarkedEntries, type RecordCounts, termCounts } from "./term_postings.ts";
 import { needleTrigrams } from "./trigram.ts";
 import { isEntryTerm } from "./vocabulary.ts";
 
@@ -26,6 +26,11 @@ export interface MatchedRecord {
   loose: Uint16Array;
 }
 
+/** A record's key in an accumulator: segment s of the session, record i of the segment. */
+export function recordKey(s: number, i: number): number {
+  return s * 0x4000_0000 + i;
+}
+
 /** One term's matchable forms. */
 export interface TermForms {
   exact: string;
@@ -34,6 +39,8 @@ export interface TermForms {
   stemTri: Uint32Array | null;
   /** Accent-insensitive matcher (marks skipped), or null for a phrase. */
   bare: RegExp | null;
+  /** The accent-insensitive form's text (marks removed), or null for a phrase. */
+  bareText: string | null;
   /** The bare form's trigrams when it is also matchable by the filter (no marks in it). */
   bareTri: Uint32Array | null;
   /** The query word itself had accents (its bare form differs from its exact one). */
@@ -56,6 +63,7 @@ export function formsOf(q: Question): TermForms[] {
       stem: t.stem,
       stemTri: t.stem ? needleTrigrams(t.stem) : null,
       bare,
+      bareText,
       bareTri: bareText !== null && !MARK.test(bareText) ? needleTrigrams(bareText) : null,
       bareDiffers: t.bare !== null,
       exactEntry: isEntryTerm(t.text),
@@ -125,8 +133,6 @@ function countFromDictionary(
     any: false,
   };
   const t = e.terms();
-  let marks: boolean | undefined;
-  const hasMarks = () => (marks ??= MARK.test(t.vocab()));
   for (let j = 0; j < n; j++) {
     if (o.only !== undefined && !o.only.has(j)) continue;
     const f = o.forms[j]!;
@@ -141,8 +147,10 @@ function countFromDictionary(
       }
     }
     // Without a mark in the vocabulary, an unaccented word's bare matches are its exact ones.
-    if (f.bare === null || (!f.bareDiffers && !hasMarks())) continue;
-    const bare = f.bareEntry ? bareCounts(t, f.bare) : null;
+    if (f.bare === null || (!f.bareDiffers && !hasMarkedEntries(t))) continue;
+    // An unaccented word's bare matches outside the marked entries are its exact ones
+    // (counted above): bareCounts looks only inside them (literal null).
+    const bare = f.bareEntry ? bareCounts(t, f.bare, f.bareDiffers ? f.bareText : null) : null;
     // Counted by the main pass already (bareToo false): only a text need is news.
     if (bare !== null) {
       if (o.bareToo) add("loose", j, bare);
@@ -166,7 +174,8 @@ export function matchSessionTerms(
     to: number;
     roleMask: number;
     includeSuperseded: boolean;
-    acc: Map<string, MatchedRecord>;
+    /** Keyed by recordKey(segment, index). */
+    acc: Map<number, MatchedRecord>;
     only?: ReadonlySet<number>;
     /** What the main pass did (`seg:block`, `seg:dict`): recorded there, skipped by a fallback. */
     done: Set<string>;
@@ -183,7 +192,7 @@ export function matchSessionTerms(
       if ((e.flags[i]! & o.roleMask) === 0 || ts < o.from || ts > o.to) return null;
       const superseded = act !== undefined && act[i] === 0;
       if (superseded && !o.includeSuperseded) return null;
-      const k = `${s}:${i}`;
+      const k = recordKey(s, i);
       let r = o.acc.get(k);
       if (!r) {
         r = {

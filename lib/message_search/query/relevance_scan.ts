@@ -51,7 +51,7 @@ import type { Arena } from "./arena.ts";
 import type { NormalizedRequest } from "./normalize_request.ts";
 import { ROLE_USER } from "./normalize_request.ts";
 import type { Question } from "./question.ts";
-import { formsOf, type MatchedRecord, matchSessionTerms } from "./relevance_match.ts";
+import { formsOf, type MatchedRecord, matchSessionTerms, recordKey } from "./relevance_match.ts";
 import { loadSession, type LoadState, outOfScope, summaryRulesOut } from "./run_scan.ts";
 import type { PlanSession, ScanPlan } from "./scan_plan.ts";
 import type { HitRef } from "./session_scan.ts";
@@ -277,7 +277,7 @@ export async function runRelevanceScan(x: RelevanceInput): Promise<RelevanceOutc
   // Sessions matched by the main pass and what it read of them (the fallback skips that);
   // their segments are taken from the arena again, never held here.
   const resident: { s: PlanSession; done: Set<string> }[] = [];
-  const st: LoadState = { fresh: 0, matched: false };
+  const st: LoadState = { fresh: 0, matched: false, scan: arena.beginScan() };
   // Each term's summary hashes, per form: a session is loaded only if some form of some
   // term may be in it (the accent-insensitive form cannot be ruled out this way: it is the
   // fallback pass's business).
@@ -334,7 +334,7 @@ export async function runRelevanceScan(x: RelevanceInput): Promise<RelevanceOutc
     st.matched = true;
     try {
       const active = arena.activeFor(s.key, { gens: e.generations, entries });
-      const acc = new Map<string, MatchedRecord>();
+      const acc = new Map<number, MatchedRecord>();
       const done = new Set<string>();
       matchSessionTerms(entries, active, { ...match, acc, done });
       if (acc.size > 0) sessions.push({ session: s, records: [...acc.values()].map(compact) });
@@ -363,7 +363,7 @@ export async function runRelevanceScan(x: RelevanceInput): Promise<RelevanceOutc
     const look = (
       r: { s: PlanSession; entries: SegmentView[]; active: Uint8Array[] | null; done: Set<string> },
     ) => {
-      const acc = new Map<string, MatchedRecord>();
+      const acc = new Map<number, MatchedRecord>();
       matchSessionTerms(r.entries, r.active, { ...match, acc, only: unmatched, done: r.done });
       if (acc.size === 0) return;
       const have = bySession.get(r.s.key);
@@ -375,7 +375,7 @@ export async function runRelevanceScan(x: RelevanceInput): Promise<RelevanceOutc
       }
       // The fallback counted only the unmatched terms' bare forms: added to what the main
       // pass found for the same record.
-      const byRec = new Map(have.records.map((m) => [`${m.seg}:${m.i}`, m]));
+      const byRec = new Map(have.records.map((m) => [recordKey(m.seg, m.i), m]));
       for (const [k, m] of acc) {
         const old = byRec.get(k);
         if (!old) {

@@ -172,6 +172,8 @@ export function outOfScope(
 export interface LoadState {
   fresh: number;
   matched: boolean;
+  /** The scan's number (Arena.beginScan): its loads follow the arena's scan rule. */
+  scan?: number;
 }
 
 /**
@@ -206,7 +208,7 @@ export async function loadSession(
       }
     }
     try {
-      const r = await arena.load(x.store, g);
+      const r = await arena.load(x.store, g, st.scan);
       st.fresh += r.freshBytes;
       if (r.freshBytes > 0) {
         unloaded -= r.entry.count;
@@ -240,7 +242,7 @@ export async function runScan(x: ScanInput): Promise<ScanOutcome> {
   };
   const summaryHashes = req.scanNeedles.map(needleSummaryHashes);
   const page = new PageBuffer(req.limit + 1);
-  const st: LoadState = { fresh: 0, matched: false };
+  const st: LoadState = { fresh: 0, matched: false, scan: arena.beginScan() };
   // A session was skipped for time: the page covers an unknown subset, so whatever ends
   // the scan, it ends as a timeout (no cursor may be minted past the skipped session).
   let deferred = false;
@@ -397,6 +399,7 @@ async function countRest(
   }
   let fresh = 0;
   let n = 0;
+  const scan = arena.beginScan();
   for (const s of candidates) {
     const e = s.entry;
     if (performance.now() > deadline) return null;
@@ -404,7 +407,7 @@ async function countRest(
     for (const g of e.generations) {
       if (!arena.has(g) && fresh >= x.count.freshBytes) return null;
       try {
-        const r = await arena.load(x.store, g);
+        const r = await arena.load(x.store, g, scan);
         fresh += r.freshBytes;
         if (r.entry.key !== s.key) {
           throw new CorruptGenerationError(g, `holds session "${r.entry.key}"`);

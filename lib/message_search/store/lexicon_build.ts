@@ -13,6 +13,7 @@
  * searches go on reading its text; the build never fails for it.
  * Pure apart from `terms` (the caller's reader) and `pause` (the caller's yield).
  */
+import { Buffer } from "node:buffer";
 import { DENSE, encodeLexicon, type LexiconView, type Postings } from "./lexicon_pack.ts";
 import type { TermsView } from "./segment_terms.ts";
 
@@ -65,6 +66,14 @@ export interface LexiconBuild {
 
 type Slot = number | number[] | typeof DENSE;
 
+/**
+ * `s` as a string of its own: a piece of a segment's vocabulary may be a slice that keeps
+ * the whole vocabulary alive, and the lexicon keeps its entries across many segments.
+ */
+function ownCopy(s: string): string {
+  return Buffer.from(s, "utf16le").toString("utf16le");
+}
+
 /** Builds the lexicon of `x.live` (see the header). */
 export async function buildLexicon(x: LexiconBuildInput): Promise<LexiconBuild> {
   const prev = x.previous;
@@ -72,9 +81,9 @@ export async function buildLexicon(x: LexiconBuildInput): Promise<LexiconBuild> 
   const fresh = prev ? x.live.filter((g) => !prev.index.has(g)) : [...x.live];
   const limit = denseAfter(kept.length + fresh.length);
   const slots = new Map<string, Slot>();
-  const add = (entry: string, g: number, copy: () => string) => {
+  const add = (entry: string, g: number) => {
     const s = slots.get(entry);
-    if (s === undefined) slots.set(copy(), g);
+    if (s === undefined) slots.set(ownCopy(entry), g);
     else if (s === DENSE) return;
     else if (typeof s === "number") slots.set(entry, [s, g]);
     else if (s.length >= limit) slots.set(entry, DENSE);
@@ -93,7 +102,7 @@ export async function buildLexicon(x: LexiconBuildInput): Promise<LexiconBuild> 
       }
       prev.eachGen(k, (old) => {
         const g = remap[old]!;
-        if (g >= 0) add(text, g, () => text);
+        if (g >= 0) add(text, g);
       });
     }
   }
@@ -108,10 +117,8 @@ export async function buildLexicon(x: LexiconBuildInput): Promise<LexiconBuild> 
     const g = gens.length;
     gens.push(name);
     read++;
-    const v = t.vocab();
-    for (let k = 0; k < t.size; k++) {
-      add(v.slice(t.entryStart(k), t.entryEnd(k)), g, () => t.entryCopy(k));
-    }
+    // ("".split gives [""]: a generation without entries adds none.)
+    if (t.size > 0) { for (const entry of t.vocab().split("\u0000")) add(entry, g); }
     await x.pause?.();
   }
   const entries = [...slots.keys()].sort();

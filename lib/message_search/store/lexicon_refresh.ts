@@ -71,7 +71,7 @@ export async function refreshLexicon(x: LexiconRefreshInput): Promise<LexiconRef
     try {
       const seg = await x.loadSegment(name);
       const t = seg.terms();
-      t.vocab(); // checks the separators (entryCopy does not)
+      t.vocab(); // decoded and its separators checked here, where damage is caught
       return t;
     } catch (err) {
       if (err instanceof CorruptGenerationError || err instanceof NotFoundError) return null;

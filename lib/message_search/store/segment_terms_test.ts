@@ -92,7 +92,7 @@ Deno.test("term counts from the dictionary equal counts over the folded text", (
       for (const term of probes) {
         const got = termCounts(t, term);
         const bareText = term.normalize("NFD").replace(/\p{M}/gu, "");
-        const bare = bareText === "" ? null : bareCounts(t, bareRegex(bareText));
+        const bare = bareText === "" ? null : bareCounts(t, bareRegex(bareText), bareText);
         for (let i = 0; i < folded.length; i++) {
           if (got !== null) assert.equal(got.get(i) ?? 0, textCount(folded[i]!, term), term);
         }
@@ -157,4 +157,22 @@ Deno.test("a damaged TERMS section is a CorruptGenerationError when first read",
   assert.throws(() => v.terms(), CorruptGenerationError);
   assert.throws(() => decodeSegment(bytes, seg.name), CorruptGenerationError);
   assert.equal(decodeSegment(seg.bytes, seg.name).terms().size, 5); // deadlock in kubernetes fixed the
+});
+
+Deno.test("a lone surrogate keeps the vocabulary exact (stored as UTF-16)", () => {
+  const texts = ["broken \ud83d pair here", "café and 東京 and plain words", "\udc00x tail"];
+  const t = entryOf(texts).terms();
+  const folded = texts.map(fold);
+  const probes = ["\ud83d", "pair", "café", "東京", "\udc00x", "tail"];
+  for (const term of probes) {
+    const got = termCounts(t, term);
+    assert.ok(got !== null, term);
+    for (let i = 0; i < folded.length; i++) {
+      assert.equal(got.get(i) ?? 0, textCount(folded[i]!, term), `${JSON.stringify(term)} in ${i}`);
+    }
+  }
+  // Without one, the same words are stored as UTF-8 and count the same.
+  const u = entryOf(texts.slice(1)).terms();
+  assert.equal(termCounts(u, "東京")?.get(0), 1);
+  assert.ok(u.bytes < t.bytes);
 });

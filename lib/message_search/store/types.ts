@@ -30,8 +30,11 @@ import { type MessageRecord, SOURCES, type SupersessionMark } from "../record.ts
 import { FileCursorSchema } from "../cursor_types.ts";
 
 export const MANIFEST_SCHEMA = 1;
-/** The segment file format (segment_layout.ts); 1 was JSON (store `v1`), 2 had no TERMS section. */
-export const SEGMENT_SCHEMA = 3;
+/**
+ * The segment file format (segment_layout.ts); 1 was JSON (store `v1`), 2 had no TERMS
+ * section, 3 stored TERMS with UTF-16 vocabularies and u32 offset tables.
+ */
+export const SEGMENT_SCHEMA = 4;
 
 /** One generation's content: what encodeSegment writes and decodeRecords reads back. */
 export interface ShardSegment {
