@@ -5,7 +5,7 @@
  * close. A reader of such a file must treat an unterminated or garbled tail as "not
  * written": power loss may leave the unsynced tail dropped, torn or zero-filled.
  * Invariant: when this resolves, the bytes are durable; when it rejects, the caller must
- * not acknowledge them (a failed fsync is final, reliability-plan §0.3).
+ * not acknowledge them (a failed fsync is final: see Fs.sync in fs.ts).
  */
 import { type Fs, realFs } from "./fs.ts";
 

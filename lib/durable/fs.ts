@@ -12,7 +12,11 @@ import { openContained, refusalError } from "./contained_open.ts";
 export interface FsWriteHandle {
   /** Writes all of `bytes` (loops over short writes). */
   writeAll(bytes: Uint8Array): Promise<void>;
-  /** fsync(2) the file. A failure is final: never retry then rename (reliability-plan §0.3). */
+  /**
+   * fsync(2) the file. A failure is final: never retry then rename — after a failed fsync
+   * the kernel may have dropped the dirty pages and marked them clean, so a retry can
+   * succeed over lost data.
+   */
   sync(): Promise<void>;
   close(): void;
 }

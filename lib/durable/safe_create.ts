@@ -3,7 +3,7 @@
  * files, IPC files). Every file is created with O_EXCL (`createNew`), so a planted
  * symlink at the final path fails with AlreadyExists and its target is untouched. O_EXCL
  * alone does not protect the parent, so the parent must be a real directory (lstat, not a
- * symlink) whose real path lies inside the root we own (reliability-plan C1, C2).
+ * symlink) whose real path lies inside the root we own (figures C1, C2 in tests/RELIABILITY.md).
  */
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { ContainmentError } from "../errors.ts";

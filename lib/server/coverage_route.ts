@@ -4,7 +4,7 @@
  * rebuild it each time. The search route appends it to every page, AFTER the engine's
  * response budget was applied, so its size is bounded here (error messages clipped) and
  * reserved out of the page budget: page + coverage stays under the 256 KiB response cap
- * (reliability-plan D10). `/api/coverage` alone adds two live parts that are not cached
+ * (figure D10 in tests/RELIABILITY.md). `/api/coverage` alone adds two live parts that are not cached
  * and never ride on a search page: the sweep in progress while the index is building
  * (files and messages per source, sweep_progress.ts), and where each source is looked for
  * (so an empty index can say where it looked and which variable points it elsewhere).
@@ -21,7 +21,7 @@ export type CoverageView = Coverage & {
   locations: SourceLocation[];
 };
 
-/** The search response cap (reliability-plan D10): page plus coverage block. */
+/** The search response cap (figure D10, tests/RELIABILITY.md): page plus coverage block. */
 export const SEARCH_RESPONSE_CAP_BYTES = 256 * 1024;
 /**
  * Bytes kept for the coverage block. Counts, timestamps and skip reasons (fixed

@@ -1,5 +1,5 @@
 /**
- * Localhost hardening (reliability-plan §0.8, D1–D4, D13). Deno + Hono give no
+ * Localhost hardening (figures D1–D4 and D13 in tests/RELIABILITY.md). Deno + Hono give no
  * DNS-rebinding protection: Deno.serve on 127.0.0.1 answers any Host, and Hono's csrf()
  * lets GET and JSON bodies through. So: an EXACT Host allowlist (`127.0.0.1:P`,
  * `localhost:P`, `[::1]:P`), a random token (persisted and rotatable: token_file.ts) on

@@ -41,13 +41,18 @@ async function publish(
 const texts = (n: number, len: number) =>
   Array.from({ length: n }, (_, i) => rec(i, `message ${i} `.padEnd(len, "x")));
 
+/** `count` one-segment sessions of equal size, and an arena with room for 3.5 of them. */
+async function sessionsAndArena(store: Store, count: number) {
+  const names: string[] = [];
+  for (let s = 0; s < count; s++) names.push(...await publish(store, `s${s}`, texts(20, 1000)));
+  const probe = new Arena(1 << 30);
+  const one = (await probe.load(store, names[0]!)).entry.bytes;
+  return { names, arena: new Arena(one * 3.5) };
+}
+
 Deno.test("a scan larger than the cap keeps what is resident for the next scan (no LRU flush)", () =>
   withStore(async (store) => {
-    const names: string[] = [];
-    for (let s = 0; s < 8; s++) names.push(...await publish(store, `s${s}`, texts(20, 1000)));
-    const probe = new Arena(1 << 30);
-    const one = (await probe.load(store, names[0]!)).entry.bytes;
-    const arena = new Arena(one * 3.5);
+    const { names, arena } = await sessionsAndArena(store, 8);
     // The same scan over 8 entries, three times: LRU would evict each before its next use.
     const missesOf = async () => {
       const before = arena.stats().misses;
@@ -75,11 +80,7 @@ Deno.test("a scan larger than the cap keeps what is resident for the next scan (
 
 Deno.test("the arena keeps entries within its byte cap, evicting least recently used first", () =>
   withStore(async (store) => {
-    const names: string[] = [];
-    for (let s = 0; s < 6; s++) names.push(...await publish(store, `s${s}`, texts(20, 1000)));
-    const probe = new Arena(1 << 30);
-    const one = (await probe.load(store, names[0]!)).entry.bytes;
-    const arena = new Arena(one * 3.5);
+    const { names, arena } = await sessionsAndArena(store, 6);
     for (const n of names.slice(0, 3)) await arena.load(store, n);
     assert.equal(arena.stats().shards, 3);
     arena.get(names[0]!); // most recently used now: names[1] is the eviction victim

@@ -101,6 +101,15 @@ Deno.test("term counts from the dictionary equal counts over the folded text", (
         for (let i = 0; i < folded.length; i++) {
           assert.equal(bare.get(i) ?? 0, textBareCount(folded[i]!, re), `bare ${term}`);
         }
+        // An unaccented word (literal null: the relevance scan's call) counts only inside
+        // marked entries; wherever the record has no exact match that is all there is.
+        if (got === null || bareText !== term) continue;
+        const marked = bareCounts(t, bareRegex(bareText), null);
+        if (marked === null) continue;
+        for (let i = 0; i < folded.length; i++) {
+          if ((got.get(i) ?? 0) > 0) continue;
+          assert.equal(marked.get(i) ?? 0, bare.get(i) ?? 0, `marked-only bare ${term}`);
+        }
       }
     }),
     { numRuns: 150 },
