@@ -119,6 +119,8 @@ export interface StartOptions {
   readyTimeoutMs?: number;
   /** Called while waiting for the first sweep (progress on stderr). */
   log?: (line: string) => void;
+  /** More environment (a team URL, its machine name). */
+  env?: Record<string, string>;
 }
 
 /** Starts the daemon and waits until its first sweep is done. */
@@ -132,7 +134,7 @@ export async function startDaemon(o: StartOptions): Promise<RunningDaemon> {
     args: intendantArgs(["serve", "--locked", "--port", "0"]),
     cwd: home,
     clearEnv: true,
-    env: userEnv(homes, home),
+    env: { ...userEnv(homes, home), ...o.env },
     stdin: "null",
     stdout: "null",
     stderr: "piped",
@@ -242,13 +244,14 @@ export async function userArgsRun(
   h: CorpusHomes,
   home: string,
   args: string[],
+  env: Record<string, string> = {},
 ): Promise<{ ms: number; stdout: string }> {
   const t = performance.now();
   const out = await new Deno.Command(Deno.execPath(), {
     args: intendantArgs(args),
     cwd: home,
     clearEnv: true,
-    env: userEnv(h, home),
+    env: { ...userEnv(h, home), ...env },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",

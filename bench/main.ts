@@ -20,6 +20,7 @@ import { QUERIES } from "./phase_query.ts";
 import { renderTable } from "./report.ts";
 import { DAEMON_V8_FLAGS } from "../lib/relaunch.ts";
 import { daemonBackfill, daemonServe } from "./phase_daemon.ts";
+import { steadyPhases } from "./phase_steady.ts";
 
 function flag(name: string, dflt: string): string {
   const i = Deno.args.indexOf(`--${name}`);
@@ -133,6 +134,20 @@ async function machine() {
   };
 }
 
+// `--only steady`: the steady-state phase alone (over the daemon store the last full run
+// built, or building it first), into results_steady.json.
+if (flag("only", "") === "steady") {
+  await Deno.mkdir(home, { recursive: true });
+  const steady = await steadyPhases(corpus, home, log);
+  const path = new URL("./results_steady.json", import.meta.url).pathname;
+  await Deno.writeTextFile(
+    path,
+    JSON.stringify({ at: new Date().toISOString(), steady }, null, 2) + "\n",
+  );
+  console.log(JSON.stringify(steady, null, 2));
+  Deno.exit(0);
+}
+
 const baseline = await phase("baseline");
 const backfill = await phase("backfill");
 const sources = await phase("sources");
@@ -141,6 +156,8 @@ log("bench: daemon backfill (intendant serve --locked on an empty store)…");
 const daemonFill = await daemonBackfill(corpus, home, log);
 const serve = await phase("serve");
 const daemon = await daemonServe(corpus, home, log);
+log("bench: steady state (at rest, sparse searches, searches while an agent appends)…");
+const steady = await steadyPhases(corpus, home, log);
 log("bench: ripgrep baseline…");
 const rg = await ripgrep();
 const uiGzip = await uiGzipBytes();
@@ -165,6 +182,7 @@ const results = {
   serve,
   daemonBackfill: daemonFill,
   daemon,
+  steady,
   rg,
   uiGzip,
 };

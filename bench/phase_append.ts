@@ -1,20 +1,22 @@
 /**
- * Incremental figure: append one user message to the largest session, then poll the query
- * edge exactly as the HTTP route does (indexer.refreshIfStale(QUERY_REFRESH_MS), then
- * engine.search) every POLL_MS until the message is found. Each append lands at a random
- * phase 0–1 s after the last sweep (a user types whenever), so the figure includes the
- * staleness the edge allows. Bytes written per appended message = store bytes written by the sweeps
+ * Incremental figure: append one user message to the largest session while the daemon's
+ * freshness scheduler watches the corpus (the real file watch, scoped sweeps), then search
+ * every POLL_MS until the message is found — searching never sweeps (issue 28), so the
+ * figure is the watch → debounce → scoped sweep → publish path alone. Each append lands at
+ * a random phase 0–1 s after the last one (a user types whenever). Bytes written per appended message = store bytes written by the sweeps
  * that picked the appends up (CountingFs), divided by the appends. The session file is
  * truncated back to its original size afterwards (the corpus stays reusable).
  */
 import { join } from "node:path";
 import {
+  FreshnessScheduler,
   JOURNAL_MIN_BYTES,
   JOURNAL_ROOM_FACTOR,
-  QUERY_REFRESH_MS,
+  realWatchFs,
+  watchTargetsOf,
 } from "../lib/message_search/mod.ts";
 import { appender, appendTarget, type Corpus } from "./corpus/mod.ts";
-import { ioWriteBytes, sleep, stats, type Wired } from "./harness.ts";
+import { ioWriteBytes, rootsOf, sleep, stats, type Wired } from "./harness.ts";
 import { Rng } from "./corpus/rng.ts";
 
 const APPENDS = 24;
@@ -49,9 +51,18 @@ export async function runAppends(c: Corpus, w: Wired, o: AppendOptions = {}) {
   let appended = 0;
   let amortized = 0;
   let amortizedLines = 0;
+  const watch = timed > 0
+    ? new FreshnessScheduler({
+      indexer: w.indexer,
+      targets: () => Promise.resolve(watchTargetsOf(rootsOf(c))),
+      fs: realWatchFs,
+      onSwept: (r) => void (r.scope !== null && sweepMs.push(r.durationMs)),
+    })
+    : null;
+  await watch?.start();
+  await watch?.refresh();
   try {
     for (let i = 0; i < timed; i++) {
-      await w.indexer.sweep();
       await sleep(rng.int(1000));
       const word = `benchappend${i}q${rng.u32().toString(36)}`;
       const text = `Please also check ${word} before the release`;
@@ -64,10 +75,6 @@ export async function runAppends(c: Corpus, w: Wired, o: AppendOptions = {}) {
       f.close();
       appended += bytes.length;
       for (;;) {
-        const before = w.indexer.lastSweepAtMs;
-        const ts = performance.now();
-        await w.indexer.refreshIfStale(QUERY_REFRESH_MS);
-        if (w.indexer.lastSweepAtMs !== before) sweepMs.push(performance.now() - ts);
         const r = await engine.search({ q: word });
         if (r.groups.some((g) => g.session_key === target.key)) break;
         if (performance.now() - t0 > 30_000) throw new Error(`append ${i} never became searchable`);
@@ -77,6 +84,7 @@ export async function runAppends(c: Corpus, w: Wired, o: AppendOptions = {}) {
       storeBytes += w.fs.written - written0;
       ioBytes += ioWriteBytes() - io0 - bytes.length;
     }
+    await watch?.stop();
     // Amortized writes: many more appends, each picked up by its own sweep (the worst
     // case: one message per publish), so compaction merges are included.
     const written0 = w.fs.written;
@@ -106,6 +114,7 @@ export async function runAppends(c: Corpus, w: Wired, o: AppendOptions = {}) {
       snapshotAmortized: Math.round((snapBytes * per("journal")) / room),
     };
   } finally {
+    await watch?.stop();
     await Deno.truncate(path, st0.size);
     await Deno.utime(path, st0.atime ?? new Date(), st0.mtime ?? new Date());
   }

@@ -9,9 +9,10 @@
  *    as it is ready (the dashboard's interactive request): the cold engine's first page;
  *  - warm: one daemon, idle RSS (sampled after its first sweep), then each query until it
  *    is no longer cut short (≤ 60 times), then ROUNDS rounds over the set, timed on the
- *    client (HTTP wall, including any freshness sweep the route runs inline) and by the
+ *    client (HTTP wall: the loopback round trip; no search sweeps since issue 28) and by the
  *    engine (took_ms); its RSS after the loop; then appends to the largest session,
- *    polled through the search route (which runs refreshIfStale itself) every POLL_MS;
+ *    polled through the search route every POLL_MS (a search never sweeps: the daemon's
+ *    file watch picks the append up, so polling fast measures without helping it);
  *  - peak: the largest VmHWM over every daemon but the backfilling one;
  *  - one-shot: with no daemon running, `intendant search Q --json` per needle (a new
  *    process, no daemon: the complete first page), beside `intendant --version` (the same
@@ -148,7 +149,7 @@ async function warmLoop(d: RunningDaemon) {
   }]));
 }
 
-/** Append → searchable through the search route (it runs refreshIfStale itself). */
+/** Append → searchable through the search route (the daemon's watch sweeps it; searching does not). */
 async function appendLatency(c: Corpus, d: RunningDaemon) {
   const target = appendTarget(c);
   const path = target.append.path;

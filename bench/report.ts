@@ -5,12 +5,11 @@
  * Which measurement judges a target: RSS, append → searchable and the query latencies are
  * the real daemon's (`intendant serve --locked` over HTTP, phase_daemon.ts); a query target
  * is judged on the engine's own took_ms as the daemon reported it, with the HTTP wall time
- * shown beside it (the wall adds the loopback round trip and, now and then, the freshness
- * sweep the search route runs inline: refreshIfStale(QUERY_REFRESH_MS)). Throughput and
+ * shown beside it (the wall adds the loopback round trip; since issue 28 no search sweeps
+ * inline: the daemon's file watch keeps the index fresh). Throughput and
  * bytes written are the store-level phases' (phases.ts: exact byte counts through the
  * store's Fs).
  */
-import { QUERY_REFRESH_MS } from "../lib/message_search/mod.ts";
 import { QUERIES } from "./phase_query.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -137,7 +136,7 @@ export function renderTable(r: R): string {
   ]);
   const a = d.append;
   rows.push([
-    `append → searchable through the search route (daemon, HTTP; refreshIfStale(${QUERY_REFRESH_MS}); ${
+    `append → searchable through the search route (daemon, HTTP; file watch, no sweep on the query path; ${
       n(a.session.messages)
     }-message session)`,
     timings(a.latencyMs),
@@ -231,6 +230,7 @@ export function renderTable(r: R): string {
       ok(worstRel <= 20 && stopRel <= 50 && coldRel <= 300),
     ]);
   }
+  if (r.steady) rows.push(...steadyRows(r.steady));
   rows.push([
     "daemon RSS idle (after its first sweep)",
     `${mib(d.idleRss)} (launcher process beside it: ${mib(d.launcherRss)})`,
@@ -288,4 +288,73 @@ export function renderTable(r: R): string {
     ...rows.map((row) => `| ${row.join(" | ")} |`),
   ];
   return [head, ...(perSource ? [perSource] : []), "", ...table].join("\n");
+}
+
+const pct = (x: number) => `${n(x * 100, 2)} %`;
+
+/** Issue 28's targets for the steady state. */
+const S = {
+  sparse: { p50: 10, p95: 25, max: 60 },
+  writingP95: 50,
+  appendP95: 1000,
+  idleCpu: 0.005,
+  idleCpuTeam: 0.01,
+};
+
+/** The steady-state rows (phase_steady.ts), with and without a team database. */
+export function steadyRows(st: R): string[][] {
+  const rows: string[][] = [];
+  const floor = st.floor;
+  for (const run of [st.local, st.team]) {
+    if (!run || run.skipped) {
+      if (run?.skipped) {
+        rows.push(["steady state with --team", `skipped: ${run.skipped}`, "–", "–", "–", "–"]);
+      }
+      continue;
+    }
+    const tag = run.team ? " (--team)" : "";
+    const cpuTarget = run.team ? S.idleCpuTeam : S.idleCpu;
+    rows.push([
+      `daemon CPU at rest${tag} (60 s, /proc; settled ${n(run.settledMs / 1000, 1)} s after ready)`,
+      `${pct(run.idleCpu)} of a core (after the write phase: ${pct(run.idleCpuAfter)}); RSS ${
+        mib(run.idleRss)
+      }`,
+      `empty-state daemon: ${pct(floor.idleCpu)}, ${mib(floor.idleRss)}`,
+      "–",
+      `≤ ${pct(cpuTarget)}`,
+      ok(run.idleCpu <= cpuTarget),
+    ]);
+    const sp = run.sparse;
+    rows.push([
+      `sparse searches${tag} (one every 0.7 s for 30 s: ${sp.searches})`,
+      `HTTP wall ${timings(sp.wallMs)}`,
+      `engine took_ms, same requests: ${timings(sp.tookMs)}`,
+      ratio(sp.wallMs.p95, sp.tookMs.p95),
+      `≤ ${S.sparse.p50} / ${S.sparse.p95} / ${S.sparse.max} ms`,
+      ok(
+        sp.wallMs.p50 <= S.sparse.p50 && sp.wallMs.p95 <= S.sparse.p95 &&
+          sp.wallMs.max <= S.sparse.max,
+      ),
+    ]);
+    const w = run.writing;
+    rows.push([
+      `searches while an agent appends every 1.5 s${tag} (${w.searches} searches, ${w.appends} appends; daemon CPU ${
+        pct(w.cpu)
+      })`,
+      `HTTP wall ${timings(w.wallMs)}`,
+      `engine took_ms: ${timings(w.tookMs)}`,
+      ratio(w.wallMs.p95, w.tookMs.p95),
+      `p95 ≤ ${S.writingP95} ms`,
+      ok(w.wallMs.p95 <= S.writingP95),
+    ]);
+    rows.push([
+      `append → searchable while searching sparsely${tag}`,
+      timings(w.appendToSearchableMs),
+      "–",
+      "–",
+      "p95 ≤ 1 s (aim 300 ms)",
+      ok(w.appendToSearchableMs.p95 <= S.appendP95),
+    ]);
+  }
+  return rows;
 }

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { spawnIntendant, waitFor } from "./helpers/cli.ts";
+import { spawnIntendant, waitFor, waitForDaemonJson } from "./helpers/cli.ts";
 import { writeNativeSession } from "./helpers/native_corpus.ts";
 import { withTempDir } from "./helpers/temp.ts";
 import { figure } from "./helpers/figures.ts";
@@ -41,18 +41,7 @@ Deno.test("`intendant serve` on a real port: tokenized URL, cookie, API, Host ch
     const run = spawnIntendant(root, ["serve", "--port", "0"]);
     // daemon.json is written before the URL is printed: wait for it.
     const daemonJson = join(root, "state", "daemon.json");
-    await waitFor(
-      () => {
-        try {
-          return Deno.statSync(daemonJson).isFile;
-        } catch {
-          return false;
-        }
-      },
-      20_000,
-      "daemon.json",
-    );
-    const info = JSON.parse(Deno.readTextFileSync(daemonJson));
+    const info = await waitForDaemonJson(root);
     assert.equal(Deno.statSync(daemonJson).mode! & 0o777, 0o600);
     const base = `http://127.0.0.1:${info.port}`;
     const boot = await fetch(`${base}/?token=${info.token}`, { redirect: "manual" });

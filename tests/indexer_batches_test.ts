@@ -11,7 +11,6 @@ import {
   createIntendantExtractor,
   Indexer,
   openStore,
-  QUERY_REFRESH_MS,
   type Store,
 } from "../lib/message_search/mod.ts";
 import { writeNativeSession } from "./helpers/native_corpus.ts";
@@ -111,35 +110,4 @@ Deno.test("a publish failing mid-sweep fails the sweep; the next sweep publishes
     } finally {
       globalThis.removeEventListener("unhandledrejection", onUnhandled);
     }
-  }));
-
-Deno.test("refreshIfStale measures staleness from the last sweep's start, not its end", () =>
-  withTempDir(async (dir) => {
-    const logsDir = join(dir, "logs");
-    await writeNativeSession(logsDir, { turns: 1 });
-    const store = await openStore({
-      root: join(dir, "store"),
-      parserVersion: PV,
-      windowDays: null,
-    });
-    let now = 10_000;
-    // The sweep's publish takes 400 ms of clock: an append landing just after the sweep
-    // started is not in it, and its data is as old as the start.
-    const { wrapped: slow } = observed(store, { n: null }, () => void (now += 400));
-    const indexer = new Indexer({
-      store: slow,
-      extractors: [createIntendantExtractor({ logsDir })],
-      windowDays: null,
-      now: () => now,
-    });
-    await indexer.sweep();
-    const done = indexer.lastSweepAtMs!;
-    assert.equal(done, 10_400);
-    now = 10_600; // 600 ms after the start, 200 ms after the end
-    await indexer.refreshIfStale(QUERY_REFRESH_MS);
-    assert.ok(indexer.lastSweepAtMs! > done, "a view 600 ms old is stale at 500 ms");
-    const again = indexer.lastSweepAtMs!;
-    now += QUERY_REFRESH_MS; // exactly the limit after the second sweep's start
-    await indexer.refreshIfStale(QUERY_REFRESH_MS);
-    assert.equal(indexer.lastSweepAtMs, again, "not stale at exactly the limit");
   }));

@@ -1,13 +1,18 @@
 /**
  * The indexer over native sessions: the `intendant index` command and store layout,
- * incremental and no-op sweeps, refreshIfStale, deletion tombstones, hostile source
+ * incremental and no-op sweeps, scoped (watched) sweeps, deletion tombstones, hostile source
  * files, source_gone, the retention window, corrupt generations healing, and
  * reliability-plan B15 (the indexer killed mid-sweep, then exactly-once after recovery).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { resolveConfig } from "../lib/config.ts";
-import { createMessageIndex, decodeRecords, type Manifest } from "../lib/message_search/mod.ts";
+import {
+  createMessageIndex,
+  decodeRecords,
+  type Manifest,
+  type Source,
+} from "../lib/message_search/mod.ts";
 import { runIntendant, sessionOf } from "./helpers/cli.ts";
 import { writeNativeSession } from "./helpers/native_corpus.ts";
 import { writeLegacySession } from "./helpers/legacy_session.ts";
@@ -103,23 +108,40 @@ Deno.test("no-op sweeps write nothing; appends publish only a new segment", () =
     assert.equal(e.records, s.texts.length + 3);
   }));
 
-Deno.test("refreshIfStale is a no-op before the first sweep and sweeps when older than 1 s", () =>
+Deno.test("a scoped sweep reads only the units its paths touch, and still notices a deletion", () =>
   withTempDir(async (root) => {
     const cfg = cfgFor(root);
-    await writeNativeSession(cfg.logsDir, { turns: 1 });
-    let now = Date.now();
-    const { indexer, store } = await createMessageIndex(cfg, { now: () => now });
-    await indexer.refreshIfStale(1000);
-    assert.equal(indexer.ready, false);
-    assert.equal((await store.readManifest()).revision, 0);
+    const a = await writeNativeSession(cfg.logsDir, { turns: 2, task: "alpha task" });
+    const b = await writeNativeSession(cfg.logsDir, { turns: 2, task: "beta task" });
+    const { indexer, store } = await createMessageIndex(cfg);
     await indexer.sweep();
-    const at = indexer.lastSweepAtMs!;
-    now += 500;
-    await indexer.refreshIfStale(1000);
-    assert.equal(indexer.lastSweepAtMs, at);
-    now += 1000;
-    await indexer.refreshIfStale(1000);
-    assert.ok(indexer.lastSweepAtMs! > at);
+    const scoped = (paths: string[], source: Source = "intendant") =>
+      indexer.sweep({ sources: new Set([source]), paths: new Set(paths) });
+    // a grows; a sweep scoped to b's directory does not look at a (counted unchanged).
+    assert.equal((await runIntendant(root, ["run", "--resume", a.id, "more please"])).code, 0);
+    const missed = await scoped([b.dir]);
+    assert.deepEqual(missed.scope, ["intendant"]);
+    assert.equal(missed.sources.intendant!.published, 0);
+    assert.equal(missed.sources.intendant!.unchanged, 2);
+    // Scoped to a's directory (a directory event touches every file under it): published.
+    const hit = await scoped([a.dir]);
+    assert.equal(hit.sources.intendant!.published, 1);
+    assert.equal(hit.sources.intendant!.recordsAdded, 3);
+    // A session never seen before is read whatever the paths say.
+    const c = await writeNativeSession(cfg.logsDir, { turns: 1, task: "gamma task" });
+    assert.equal((await scoped([])).sources.intendant!.published, 1);
+    // b deleted: a sweep scoped to another source keeps intendant's last counts and b's
+    // state; one naming intendant lists it completely and marks b gone.
+    await Deno.remove(b.dir, { recursive: true });
+    const other = await scoped(["/nowhere"], "codex");
+    assert.deepEqual(other.scope, ["codex"]);
+    assert.equal(other.sources.intendant!.published, 1);
+    assert.notEqual((await store.readManifest()).sessions[`intendant:${b.id}`]!.source_gone, true);
+    const gone = await scoped([b.dir]);
+    assert.equal(gone.sources.intendant!.gone, 1);
+    const m = await store.readManifest();
+    assert.equal(m.sessions[`intendant:${b.id}`]!.source_gone, true);
+    assert.notEqual(m.sessions[`intendant:${c.id}`], undefined);
   }));
 
 Deno.test("`intendant delete` trashes the session and tombstones its shard; a stale copy of the source never resurrects it", () =>

@@ -11,8 +11,8 @@
  * re-derives every damaged shard, after which every answer is whole and `ready` again.
  * Negative control: the old loop (skip what fails to load, answer ready) over the same
  * damaged store.
- * The world's indexer runs on a frozen clock, so the query edge's refreshIfStale never
- * sweeps: every sweep counted is one the damage started (sweeps to heal is exact).
+ * No search sweeps (issue 28) and the world's app has no freshness scheduler, so every
+ * sweep counted is one the damage started (sweeps to heal is exact).
  */
 import assert from "node:assert/strict";
 import { NotFoundError } from "../lib/errors.ts";
@@ -329,7 +329,8 @@ Deno.test("F8: the daemon wires the query edge to the repair sweep (real HTTP)",
     for (const g of m.sessions[key]!.generations) await damage(genPath(w, g), 2, 1);
     const d = await startDaemon({ ...w.cfg, server: { host: "127.0.0.1", port: 0 } }, {
       noInitialSweep: true,
-      intervalMs: 3_600_000,
+      // No watch and no safety net within the test: every sweep is the repair's.
+      freshness: { watch: null, safetyNetMs: 3_600_000, pollMinMs: 3_600_000 },
     });
     try {
       // Damaged while it runs: the first search that reads it meets it.

@@ -1,8 +1,9 @@
 /**
  * Reliability-plan F7 and F9 against the daemon's TCP front (lib/server/http_front.ts).
  *  F7  the real daemon subprocess (`intendant serve --port 0`, default limits): invalid
- *      queries answer 400 with no sweep (coverage.last_sweep_at_ms unchanged; a valid
- *      query after the same wait does sweep, so the probe can see one); then 50
+ *      queries answer 400 with no sweep (coverage.last_sweep_at_ms unchanged; no query
+ *      sweeps since issue 28, but a valid one with `refresh=1` does, so the probe can see
+ *      one); then 50
  *      slow-header connections (one byte a second, never finishing), 25 connections that
  *      never send a byte and 25 kept-alive connections left idle after one request, while
  *      normal requests keep answering 200 within a bound. Every slow socket must be closed
@@ -101,8 +102,8 @@ Deno.test("F7 slow and idle sockets are closed by their timeouts while requests 
       const lastSweep = async () => (await (await get("/api/coverage")).json()).last_sweep_at_ms;
       await waitFor(async () => (await lastSweep()) !== null, 20_000, "first sweep");
 
-      // Sweeps: past QUERY_REFRESH_MS (500 ms) since the last sweep every search refreshes
-      // first, so each query is sent after that long; invalid ones must not sweep.
+      // Sweeps: no search sweeps unless it asks (refresh=1); an invalid one asking must
+      // not either (it is refused before any sweep). Spaced out as a person would send them.
       const invalid = [
         "a",
         "%20",
@@ -115,7 +116,7 @@ Deno.test("F7 slow and idle sockets are closed by their timeouts while requests 
       let prev = await lastSweep();
       for (const q of invalid) {
         await sleep(700);
-        const r = await get(`/api/sessions/message-search?q=${q}`);
+        const r = await get(`/api/sessions/message-search?q=${q}&refresh=1`);
         assert.equal(r.status, 400, q);
         await r.body?.cancel();
         const now = await lastSweep();
@@ -123,7 +124,7 @@ Deno.test("F7 slow and idle sockets are closed by their timeouts while requests 
         prev = now;
       }
       await sleep(700);
-      const valid = await get("/api/sessions/message-search?q=slow%20sockets");
+      const valid = await get("/api/sessions/message-search?q=slow%20sockets&refresh=1");
       assert.equal(valid.status, 200);
       await valid.body?.cancel();
       const validSwept = (await lastSweep()) !== prev ? 1 : 0;
@@ -166,7 +167,7 @@ Deno.test("F7 slow and idle sockets are closed by their timeouts while requests 
       const maxMs = Math.max(...latencies);
       figure(
         "F7",
-        `slow sockets held past timeout: ${held}/${total}, sweeps on invalid queries: ${sweeps}/${invalid.length} (control: bare Deno.serve held ${controlHeld}/${total} past the same timeouts; a valid query after the same wait swept: ${validSwept})`,
+        `slow sockets held past timeout: ${held}/${total}, sweeps on invalid queries: ${sweeps}/${invalid.length} (control: bare Deno.serve held ${controlHeld}/${total} past the same timeouts; a valid query asking refresh=1 after the same wait swept: ${validSwept})`,
       );
       // deno-lint-ignore no-console
       console.log(

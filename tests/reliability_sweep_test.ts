@@ -2,7 +2,7 @@
  * Indexer-sweep reliability (reliability-plan B13, B14), with the real Indexer and native
  * extractor over sessions written by the real SessionLog.
  *  - B13 concurrent writers: 8 child processes append to 8 sessions as fast as they can
- *    while the test sweeps every 100 ms and queries through refreshIfStale; afterwards
+ *    while the test sweeps every 100 ms and queries the engine meanwhile; afterwards
  *    every message is indexed exactly once, and the lag from write to publish is measured.
  *  - B14 mid-sweep errors: a source deleted after discovery, deleted while being read, its
  *    sidecars gone mid-read (ENOENT), its spine swapped for a directory, unreadable
@@ -143,7 +143,6 @@ Deno.test("B13: 8 concurrent writers are indexed exactly once with bounded lag",
     const querier = (async () => {
       while (running) {
         try {
-          await indexer.refreshIfStale(1000);
           await engine.search({ q: "m1", limit: 5 });
           queries++;
         } catch (err) {

@@ -6,8 +6,9 @@
  * on ANOTHER pool (another machine's view of the team database) polls team search every
  * 20 ms until the word is found: the time from the append to that answer. The same-run
  * baseline: the same append found by the local engine of the same store. The publisher's
- * own share is reported apart (publish ms). What this leaves out is the daemon's sweep
- * interval (serve --team sweeps every TEAM_SWEEP_INTERVAL_MS); see bench/RESULTS.md.
+ * own share is reported apart (publish ms). What this leaves out is the daemon's watch →
+ * scoped sweep (serve --team publishes after each sweep that moved the index);
+ * daemon_append_child.ts measures the whole path.
  * Prints one JSON line.
  */
 import {

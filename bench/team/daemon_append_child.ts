@@ -3,10 +3,10 @@
  * `intendant serve --team URL` over agent homes (the test fixtures' exact formats), and a
  * line is appended to one of its Codex transcripts; a reader on another pool (another
  * machine's view) polls team search every 20 ms until the line's fresh word is found. The
- * whole path a user waits on: the daemon's sweep (every TEAM_SWEEP_INTERVAL_MS), its
- * publish, the replica's commit, the team query — against the replica the other machines
- * filled (the 530k-message bench replica). The same-run baseline: the same daemon's LOCAL
- * search over HTTP (which refreshes a stale index first), for an append of its own.
+ * whole path a user waits on: the daemon's file watch and scoped sweep, its publish (woken
+ * by that sweep), the replica's commit, the team query — against the replica the other
+ * machines filled (the 530k-message bench replica). The same-run baseline: the same
+ * daemon's LOCAL search over HTTP (fresh by the same watch), for an append of its own.
  *   deno run -A bench/team/daemon_append_child.ts <team-url> <appends>
  * Prints one JSON line.
  */

@@ -4,8 +4,9 @@
  * answer most searches partially (8 of 500 hits of a mid-frequency word were measured on
  * a 530k-message store). So every CLI search is a `complete` request (no time budget):
  *  - when a daemon of this state root is running (daemon.json, live pid, and it accepts
- *    the token) the daemon answers from its warm arena, refreshing its index first if the
- *    last sweep is stale (so `--refresh` needs no local sweep then);
+ *    the token) the daemon answers from its warm arena, kept fresh by its file watch;
+ *    `--refresh` asks it to sweep first (`refresh=1`), and an answer older than
+ *    STALE_NOTE_MS says how old it is;
  *  - otherwise the store is searched in this process, with a progress line on a TTY after
  *    1 s; `--refresh` sweeps first.
  * "no matches" is printed only when the whole index was searched; a page that could not
@@ -21,6 +22,7 @@ import {
   type Coverage,
   createMessageIndex,
   createSearchEngine,
+  type Freshness,
   type SearchRequest,
   type SearchResponse,
   SOURCES,
@@ -50,6 +52,18 @@ interface Answer {
   answeredBy: "daemon" | "store" | "team";
   /** Why a daemon named in daemon.json was not used. */
   daemonNote: string | null;
+  /** The daemon's index lags (its watch failed, or changes wait): how, for stderr. */
+  staleNote?: string | null;
+}
+
+/** A daemon answer older than this says so on stderr (a healthy watch answers at age 0). */
+export const STALE_NOTE_MS = 10_000;
+
+/** The stderr line for a daemon answer whose freshness block says it lags, or null. */
+function staleNoteOf(f: Freshness | undefined): string | null {
+  if (!f || f.age_ms === null || f.age_ms < STALE_NOTE_MS) return null;
+  const why = f.note ? ` (${f.note})` : "";
+  return `the daemon's index is ${Math.round(f.age_ms / 1000)} s old${why}; --refresh sweeps first`;
 }
 
 export const searchCommand: Command = {
@@ -133,6 +147,7 @@ export const searchCommand: Command = {
       io.stdout(formatResults(a.res, { answeredBy: a.answeredBy }));
     }
     for (const h of searchHints(a.res)) io.stderr(`${h}\n`);
+    if (a.staleNote) io.stderr(`intendant: ${terminalSafe(a.staleNote)}\n`);
     return EXIT_OK;
   },
 };
@@ -189,10 +204,11 @@ async function answer(
       status.update(`searching (daemon on 127.0.0.1:${daemon.port})… ${s} s`);
     }, 250);
     try {
-      const r = await searchViaDaemon(daemon, req);
+      const r = await searchViaDaemon(daemon, req, { refresh: o.refresh });
       if (!("unreachable" in r)) {
         const { coverage, ...res } = r;
-        return { res, coverage, answeredBy: "daemon", daemonNote: null };
+        const staleNote = staleNoteOf((r as { freshness?: Freshness }).freshness);
+        return { res, coverage, answeredBy: "daemon", daemonNote: null, staleNote };
       }
       daemonNote = `${r.unreachable} (daemon.json names 127.0.0.1:${daemon.port})`;
     } finally {

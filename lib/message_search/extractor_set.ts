@@ -12,9 +12,10 @@
  * same roots. An extractor built any other way (a test double) or opted out has no spec
  * and always runs in the indexer's thread.
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { type Extractor, SOURCE_PLUGINS } from "./extract/mod.ts";
 import type { ExternalSource, SourceRoots } from "./roots.ts";
+import type { Source } from "./record.ts";
 import { SEGMENT_SCHEMA } from "./store/types.ts";
 
 /**
@@ -80,4 +81,48 @@ export function buildExtractors(roots: SourceRoots): Extractor[] {
     });
     return p.pooled === false ? ex : registerPoolable([ex], spec)[0]!;
   });
+}
+
+/** One path a daemon watches, and the sources whose units live under it. */
+export interface WatchTarget {
+  path: string;
+  /** Subdirectories too (a home), or only the entries of this directory (a database's). */
+  recursive: boolean;
+  sources: Source[];
+}
+
+/**
+ * What a daemon watches for one set of roots: each plugin's watched directories
+ * (SourcePlugin.watchDirs) recursively, and the directory of each file a variable names,
+ * flat. A path two sources share (a leased home seen twice) is one target naming both;
+ * a path inside another recursive target of the same sources adds nothing and is dropped.
+ */
+export function watchTargetsOf(roots: SourceRoots): WatchTarget[] {
+  const byPath = new Map<string, WatchTarget>();
+  const add = (path: string, recursive: boolean, source: Source) => {
+    const t = byPath.get(path);
+    if (!t) byPath.set(path, { path, recursive, sources: [source] });
+    else {
+      t.recursive ||= recursive;
+      if (!t.sources.includes(source)) t.sources.push(source);
+    }
+  };
+  for (const p of SOURCE_PLUGINS) {
+    const external = p.source === "intendant" ? null : p.source;
+    const r = {
+      logsDir: roots.logsDir,
+      homes: external ? homesOf(roots, external) : [],
+      files: external ? [...roots.files?.[external] ?? []] : [],
+    };
+    const dirs = p.watchDirs?.(r) ?? (external ? r.homes : [roots.logsDir]);
+    for (const d of dirs) add(d, true, p.source);
+    for (const f of r.files) add(dirname(f), false, p.source);
+  }
+  const all = [...byPath.values()];
+  return all.filter((t) =>
+    !all.some((o) =>
+      o !== t && o.recursive && t.path.startsWith(o.path + "/") &&
+      t.sources.every((s) => o.sources.includes(s))
+    )
+  );
 }

@@ -1,21 +1,22 @@
 /**
- * The indexer: sweeps every source, classifies each file against its stored cursor,
- * extracts incrementally and publishes one batch per sweep. Sweeps run every 30 s, the
- * first one a full interval after start (one-shot CLI runs never pay for it);
- * `refreshIfStale(QUERY_REFRESH_MS)` lets the query edge sweep first when the last sweep
- * is older than half a second, and is a no-op until the first sweep completes (a backfill never runs
- * inline with a query). A sweep publishes its updates as one batch, or in several once the
+ * The indexer: sweeps sources, classifies each file against its stored cursor, extracts
+ * incrementally and publishes one batch per sweep. It decides WHAT a sweep reads, never
+ * WHEN: the daemon's freshness scheduler (freshness/) starts sweeps from file events, a
+ * safety-net period and explicit requests; one-shot CLI commands sweep when asked. No
+ * search ever waits for a sweep unless its caller asked for one (issue 28).
+ * A sweep is full, or scoped to the sources and paths a watcher saw change
+ * ({@link SweepScope}): a scoped sweep still lists each named source completely (so a
+ * deleted file is noticed as gone), but plans only the units whose files the changed
+ * paths touch, plus damaged, quarantined and never-seen ones; every other unit counts as
+ * unchanged without a stat. GC and staging drains run on full sweeps only.
+ * A sweep publishes its updates as one batch, or in several once the
  * pending records pass PUBLISH_BATCH_UNITS of text (a cold backfill then never holds the
  * whole corpus in memory; each batch is a complete, valid revision on its own; one batch
- * publishes while the next is extracted).
- * Why one piece (≈ 870 lines, over the 600-line guide): the sweep loop, its batching, the
- * ordered extraction window and the publish pipeline share one per-sweep state (pending
- * batch, in-flight publish, coverage report, the files discovery held) that every step
- * mutates; splitting it means first making that state an explicit object passed between
- * modules. That split is due with the watcher work (issue 28: the sweep state moves out
- * when file events replace the 30 s sweep), not in a hardening change. The lexicon refresh
- * issue 27 added after a sweep (#refreshLexicon, IndexerOptions.lexicon) is one flag and one
- * method, and moves out with that split.
+ * publishes while the next is extracted: sweep/publish_batches.ts holds that state).
+ * After a sweep that moved the manifest the lexicon refresh runs in the background
+ * (sweep/lexicon_refresh.ts). What remains here (≈ 790 lines, over the 600-line guide):
+ * the sweep loop, the ordered extraction window and the per-unit plan/finish steps, which
+ * share the unit bookkeeping (publishes-nothing cache, re-derive and damage sets).
  *
  * Parallel extraction (issue 16 §4): extract calls run ahead of publishing, on a worker
  * pool (pool/: one worker per core; units read from the start go there, everything else
@@ -54,6 +55,9 @@ import {
   type ShardUpdate,
 } from "./store/types.ts";
 import { cursorFingerprint, cursorWatermark, statSource } from "./cursor.ts";
+import { LexiconRefresher } from "./sweep/lexicon_refresh.ts";
+import { PublishBatches } from "./sweep/publish_batches.ts";
+import { filesSignature, filesStat, resultBytes, unitTouched } from "./sweep/unit_stat.ts";
 import type { Extractor, PriorShard, SessionUnit } from "./extract/mod.ts";
 import type { Source } from "./record.ts";
 import { findDamage, quarantineDamaged } from "./quarantine.ts";
@@ -69,15 +73,6 @@ import {
   UnitRouter,
   workerSource,
 } from "./pool/mod.ts";
-
-/**
- * The query edge's refreshIfStale age. The spec's 1_000 promised "~1 s freshness", but an
- * append landing just after a sweep then waits the full second AND the next sweep (bench:
- * p95 1.26 s). Refreshing at half a second keeps staleness plus a publishing sweep inside
- * 1 s; a no-op sweep is metadata only (0 bytes written), so the price is a stat pass at
- * most twice a second while someone is searching.
- */
-export const QUERY_REFRESH_MS = 500;
 
 /**
  * Pending record text (UTF-16 units) after which a sweep publishes what it has so far.
@@ -108,9 +103,7 @@ export interface IndexerOptions {
   /** Retention window; sessions entirely older are not published. null = forever. */
   windowDays: number | null;
   now?: () => number;
-  /** @default 30_000 */
-  intervalMs?: number;
-  /** Run store GC every this many sweeps. @default 120 */
+  /** Run store GC every this many full sweeps. @default 120 */
   gcEvery?: number;
   /** Pending record text that makes a sweep publish. @default PUBLISH_BATCH_UNITS */
   publishBatchUnits?: number;
@@ -164,6 +157,8 @@ export interface SweepReport {
   revision: number;
   sources: Record<string, SourceSweep>;
   rejected: { key: string; reason: string }[];
+  /** Null for a full sweep; the sources a scoped sweep listed. */
+  scope: Source[] | null;
   /** Shards this sweep quarantined before extracting (reported damage). */
   quarantined: string[];
   /** Where this sweep's units were extracted (workers or this thread). */
@@ -180,6 +175,15 @@ export interface SourceSweep {
   errors: string[];
   /** Discovery and read skips found by this sweep, by reason. */
   skipped: Record<string, number>;
+}
+
+/**
+ * What a scoped sweep reads: the sources whose watched roots saw a change, and the paths
+ * that changed (files, or directories created, renamed or removed as a whole).
+ */
+export interface SweepScope {
+  sources: ReadonlySet<Source>;
+  paths: ReadonlySet<string>;
 }
 
 type ResolvedIndexerOptions =
@@ -216,11 +220,8 @@ export class Indexer {
   readonly #o: ResolvedIndexerOptions;
   #inflight: Promise<SweepReport> | null = null;
   #lastDoneAt: number | null = null;
-  /** When the last completed sweep STARTED: its view of the sources is this old. */
-  #lastDataAt: number | null = null;
   #lastReport: SweepReport | null = null;
   #sweeps = 0;
-  #timer: ReturnType<typeof setTimeout> | null = null;
   #stopped = false;
   /** key → signature of the files when they last published nothing. */
   #nothing = new Map<string, string>();
@@ -236,17 +237,14 @@ export class Indexer {
   #started = 0;
   /** The extraction pool, made on first use (undefined); null: this thread only. */
   #pool: ExtractPool | null | undefined = undefined;
-  /** The lexicon refresh started after a sweep (IndexerOptions.lexicon), until it ends. */
-  #lexiconRun: Promise<void> | null = null;
-  /** The manifest revision the last lexicon refresh started at. */
-  #lexiconRevision: number | null = null;
+  /** Keeps lexicon.pack current after sweeps (IndexerOptions.lexicon); null: off. */
+  readonly #lexicon: LexiconRefresher | null;
 
   constructor(o: IndexerOptions) {
     // Explicit `?? default`: a spread would let an explicit `undefined` erase the default.
     this.#o = {
       ...o,
       now: o.now ?? Date.now,
-      intervalMs: o.intervalMs ?? 30_000,
       gcEvery: o.gcEvery ?? 120,
       publishBatchUnits: o.publishBatchUnits ?? PUBLISH_BATCH_UNITS,
       workers: o.workers ?? defaultPoolSize(),
@@ -255,6 +253,9 @@ export class Indexer {
     if (!Number.isInteger(this.#o.workers) || this.#o.workers < 1) {
       throw new RangeError(`Workers must be a positive integer, got ${this.#o.workers}`);
     }
+    this.#lexicon = this.#o.lexicon
+      ? new LexiconRefresher({ store: o.store, logger: o.logger })
+      : null;
   }
 
   /** True once a sweep has completed (coverage leaves `building`). */
@@ -340,61 +341,32 @@ export class Indexer {
     return keys;
   }
 
-  /** Starts the periodic sweeps; the first runs one full interval from now. */
-  start(): void {
-    this.#stopped = false;
-    const tick = async () => {
-      if (this.#stopped) return;
-      try {
-        await this.sweep();
-      } catch (err) {
-        this.#o.logger?.(
-          `message index sweep failed: ${err instanceof Error ? err.message : String(err)}`,
-        );
-      }
-      if (!this.#stopped) this.#timer = setTimeout(tick, this.#o.intervalMs);
-    };
-    this.#timer = setTimeout(tick, this.#o.intervalMs);
-  }
-
   /**
    * Resolves once no sweep is running: the in-flight one and any follow-up it started
-   * (a repair sweep a reader triggered, F8). Never rejects; sweep errors are the sweep's.
+   * (a repair sweep a reader triggered, F8), and the lexicon refresh after them. Never
+   * rejects; sweep errors are the sweep's.
    */
   async settled(): Promise<void> {
-    while (this.#inflight || this.#lexiconRun) {
-      await (this.#inflight ?? this.#lexiconRun)!.catch(() => null);
+    while (this.#inflight || this.#lexicon?.running) {
+      await (this.#inflight ?? this.#lexicon!.running)!.catch(() => null);
     }
   }
 
-  /** Starts a lexicon refresh after sweep `r` when IndexerOptions.lexicon asks for it. */
-  #refreshLexicon(r: SweepReport): void {
-    if (!this.#o.lexicon || this.#lexiconRun || this.#stopped) return;
-    // Only when the manifest moved since the last refresh (the first sweep always asks).
-    if (r.revision === this.#lexiconRevision) return;
-    this.#lexiconRevision = r.revision;
-    const { store, logger } = this.#o;
-    this.#lexiconRun = store.refreshLexicon().then(
-      (x) => {
-        if (x.built) {
-          logger?.(
-            `message index: lexicon rebuilt (${x.covered} of ${x.live} generations, ` +
-              `${x.entries} entries, ${x.read} read) in ${x.ms} ms`,
-          );
-        }
-      },
-      // A cache: a failed build costs speed, never a result; the next sweep retries.
-      (err) => logger?.(`message index: lexicon refresh failed: ${(err as Error).message}`),
-    ).finally(() => (this.#lexiconRun = null));
+  /** Resolves once no sweep is in flight (the lexicon refresh may still run). */
+  async idle(): Promise<void> {
+    while (this.#inflight) await this.#inflight.catch(() => null);
   }
 
-  /** Stops the timer and waits for an in-flight sweep. */
+  /** True while a sweep runs. */
+  get sweeping(): boolean {
+    return this.#inflight !== null;
+  }
+
+  /** No sweep starts after this; waits for the one in flight and the lexicon refresh. */
   async stop(): Promise<void> {
     this.#stopped = true;
-    if (this.#timer !== null) clearTimeout(this.#timer);
-    this.#timer = null;
     if (this.#inflight) await this.#inflight.catch(() => null);
-    if (this.#lexiconRun) await this.#lexiconRun;
+    await this.#lexicon?.stop();
     this.#pool?.idle();
   }
 
@@ -415,26 +387,16 @@ export class Indexer {
   }
 
   /**
-   * Sweeps when the last completed sweep's view of the sources is older than `maxAgeMs`
-   * (measured from its start: an append landing just after a sweep began is missed by it,
-   * and counting from its end would add that sweep's duration to the wait); a no-op
-   * before the first sweep completes.
+   * Runs one sweep now (full, or scoped to `scope`); concurrent callers share the
+   * in-flight one, whatever its scope (a caller that needs its own scoped sweep waits
+   * for idle() first: the freshness scheduler does). When it ends with damage reported
+   * after it took its list (or a shard quarantined by its own publish), one follow-up
+   * sweep starts in the background.
    */
-  async refreshIfStale(maxAgeMs = 1000): Promise<void> {
-    if (this.#lastDataAt === null) return;
-    if (this.#o.now() - this.#lastDataAt <= maxAgeMs) return;
-    await this.sweep();
-  }
-
-  /**
-   * Runs one sweep now; concurrent callers share the in-flight one. When it ends with
-   * damage reported after it took its list (or a shard quarantined by its own publish),
-   * one follow-up sweep starts in the background.
-   */
-  sweep(): Promise<SweepReport> {
+  sweep(scope: SweepScope | null = null): Promise<SweepReport> {
     if (!this.#inflight) {
-      this.#inflight = this.#sweepOnce().then((r) => {
-        this.#refreshLexicon(r);
+      this.#inflight = this.#sweepOnce(scope).then((r) => {
+        this.#lexicon?.afterSweep(r.revision);
         return r;
       }).finally(() => {
         this.#inflight = null;
@@ -446,7 +408,7 @@ export class Indexer {
     return this.#inflight;
   }
 
-  async #sweepOnce(): Promise<SweepReport> {
+  async #sweepOnce(scope: SweepScope | null): Promise<SweepReport> {
     const { store } = this.#o;
     this.#started++;
     // Taken before anything is awaited: damage reported from here on gets the follow-up.
@@ -461,65 +423,29 @@ export class Indexer {
     } finally {
       this.#quarantining = [];
     }
-    const extractors = typeof this.#o.extractors === "function"
+    const all = typeof this.#o.extractors === "function"
       ? await this.#o.extractors()
       : this.#o.extractors;
+    const extractors = scope ? all.filter((ex) => scope.sources.has(ex.source)) : all;
     const started = this.#o.now();
     const discovered: SessionUnit[] = [];
     const manifest = await store.readManifest();
-    let updates: ShardUpdate[] = [];
-    let pendingUnits = 0;
     const sources: Record<string, SourceSweep> = {};
-    let revision = manifest.revision;
-    const rejected: { key: string; reason: string }[] = [];
-    /** Records per update (an update carrying an encoded segment has no record list). */
-    const recordsOf = new WeakMap<ShardUpdate, number>();
-    // At most one publish runs while the next batch is extracted: a publish mostly waits
-    // on fsyncs (a fifth of a cold backfill was idle), which extraction can fill. Memory
-    // stays bounded by two batches. A failed publish fails the sweep at the next flush.
-    let inflight: Promise<void> | null = null;
-    let failure: { err: unknown } | null = null;
-    const rethrow = () => {
-      const f = failure as { err: unknown } | null;
-      if (f) throw f.err;
-    };
-    const flush = async (final: boolean) => {
-      if (inflight) await inflight;
-      inflight = null;
-      rethrow();
-      if (updates.length === 0) return;
-      const batch = updates;
-      updates = [];
-      pendingUnits = 0;
-      // The handler is attached at once: a rejection must never go unhandled while
-      // extraction runs.
-      const p = publishBatch(batch).catch((err) => void (failure = { err }));
-      if (!final) {
-        inflight = p;
-        return;
-      }
-      await p;
-      rethrow();
-    };
-    const publishBatch = async (batch: ShardUpdate[]) => {
-      const r = await store.publish(batch);
-      revision = r.revision;
-      rejected.push(...r.rejected);
-      const rej = new Set(r.rejected.map((x) => x.key));
-      // A compaction met a damaged base and quarantined the shard: re-derive it at once.
-      if (r.rejected.some((x) => x.reason === "corrupt_base")) this.#followUp = true;
-      for (const u of batch) {
-        if (rej.has(u.key)) continue;
+    const batches = new PublishBatches({
+      store,
+      revision: manifest.revision,
+      onCorruptBase: () => (this.#followUp = true),
+      onAccepted: (u, records) => {
         this.#rederive.delete(u.key);
         // Re-derived from source: a damage report against its old files is stale now.
         if (u.kind === "replace") this.#damage.delete(u.key);
         if (u.kind === "replace" || u.kind === "append") {
           const s = sources[u.source]!;
           s.published++;
-          s.recordsAdded += recordsOf.get(u) ?? u.segment?.records.length ?? 0;
+          s.recordsAdded += records;
         }
-      }
-    };
+      },
+    });
     const pool = this.#extractPool();
     const router = new UnitRouter({
       pool,
@@ -541,7 +467,7 @@ export class Indexer {
       weigh: (x) => x === null ? 0 : resultBytes(x.result),
       consume: async (item: Settled<Extracted | null>, p: Pending) => {
         if (p.kind === "update") {
-          updates.push(p.update);
+          batches.add(p.update);
           return;
         }
         if (p.kind === "source_end") {
@@ -555,13 +481,11 @@ export class Indexer {
         } else if (item.value) {
           const u = this.#finishUnit(p.unit, p.entry, p.s, item.value);
           if (u) {
-            updates.push(u.update);
-            recordsOf.set(u.update, u.records);
-            pendingUnits += u.textUnits;
+            batches.add(u.update, u.records, u.textUnits);
             extracted.set(p.unit.source, (extracted.get(p.unit.source) ?? 0) + u.records);
           }
         }
-        if (pendingUnits >= this.#o.publishBatchUnits) await flush(false);
+        if (batches.pendingUnits >= this.#o.publishBatchUnits) await batches.flush(false);
       },
     });
     try {
@@ -600,6 +524,10 @@ export class Indexer {
           this.#progress(ex.source, s, extracted.get(ex.source) ?? 0, started);
           if (manifest.tombstones[unit.key] !== undefined) continue;
           const entry = manifest.sessions[unit.key];
+          if (scope && !this.#mustPlan(unit, entry, scope.paths)) {
+            s.unchanged++;
+            continue;
+          }
           let plan: UnitPlan | null;
           try {
             plan = await this.#planUnit(unit, entry, s);
@@ -642,23 +570,43 @@ export class Indexer {
       // Workers live only while a sweep needs them: an idle daemon holds no worker heap.
       pool?.idle();
     }
-    await flush(true);
-    this.#sweeps++;
-    if (this.#sweeps % this.#o.gcEvery === 0) await store.gc();
-    if (this.#o.staging) await this.#drainStaging(discovered);
+    await batches.flush(true);
+    if (!scope) {
+      this.#sweeps++;
+      if (this.#sweeps % this.#o.gcEvery === 0) await store.gc();
+      if (this.#o.staging) await this.#drainStaging(discovered);
+    }
     const report: SweepReport = {
       startedAtMs: started,
       durationMs: this.#o.now() - started,
-      revision,
-      sources,
-      rejected,
+      revision: batches.revision,
+      // A scoped sweep reports the sources it listed; the others keep their last counts
+      // (coverage reads each source's errors and skips from here).
+      sources: scope && this.#lastReport ? { ...this.#lastReport.sources, ...sources } : sources,
+      scope: scope ? extractors.map((ex) => ex.source) : null,
+      rejected: batches.rejected,
       quarantined,
       extraction: router.report(),
     };
     this.#lastReport = report;
     this.#lastDoneAt = this.#o.now();
-    this.#lastDataAt = started;
     return report;
+  }
+
+  /**
+   * In a scoped sweep: whether `unit` is read at all. Yes when a changed path touches it,
+   * when it must be re-derived (damage, quarantine), or when this process has never
+   * placed it (no entry and not in the publishes-nothing cache: a unit the last full
+   * sweep could not finish).
+   */
+  #mustPlan(
+    unit: SessionUnit,
+    entry: ManifestEntry | undefined,
+    changed: ReadonlySet<string>,
+  ): boolean {
+    if (unitTouched(unit, changed)) return true;
+    if (this.#rederive.has(unit.key) || entry?.quarantined_at_ms !== undefined) return true;
+    return !entry && !this.#nothing.has(unit.key);
   }
 
   /**
@@ -835,34 +783,6 @@ export class Indexer {
       elapsedMs: this.#o.now() - started,
     });
   }
-}
-
-/** The memory a unit's result holds until it is published: its segment bytes or records. */
-function resultBytes(r: UnitResult): number {
-  if (r.kind !== "replace" && r.kind !== "append") return 0;
-  // Handed-over records: about two bytes per unit of text plus their fields.
-  return r.encoded?.bytes.byteLength ?? r.summary.textUnits * 2 + r.summary.records * 200;
-}
-
-/** dev:ino:mtime:size of each file: cheap change detection for the publishes-nothing cache. */
-async function filesSignature(unit: SessionUnit): Promise<string> {
-  return (await filesStat(unit)).sig;
-}
-
-/** One lstat per file: the signature, each file's mtime, and the bytes to read. */
-async function filesStat(
-  unit: SessionUnit,
-): Promise<{ sig: string; mtimes: number[]; bytes: number }> {
-  const parts: string[] = [];
-  const mtimes: number[] = [];
-  let bytes = 0;
-  for (const f of unit.files) {
-    const st = await statSource(f.path);
-    parts.push(st ? `${st.dev}:${st.ino}:${st.mtime_ms ?? 0}:${st.size}` : "gone:0:0:0");
-    mtimes.push(st ? st.mtime_ms ?? 0 : 0);
-    bytes += st?.size ?? 0;
-  }
-  return { sig: parts.join("|"), mtimes, bytes };
 }
 
 export { sessionKey };

@@ -8,8 +8,16 @@ export * from "./locator.ts";
 export type { CursorClass, FileCursor } from "./cursor_types.ts";
 export * from "./store/mod.ts";
 export * from "./store/types.ts";
-export { Indexer, QUERY_REFRESH_MS } from "./indexer.ts";
-export type { IndexerOptions, SourceSweep, SweepProgress, SweepReport } from "./indexer.ts";
+export { Indexer } from "./indexer.ts";
+export type {
+  IndexerOptions,
+  SourceSweep,
+  SweepProgress,
+  SweepReport,
+  SweepScope,
+} from "./indexer.ts";
+export * from "./freshness/mod.ts";
+export { type WatchTarget, watchTargetsOf } from "./extractor_set.ts";
 export {
   buildCoverage,
   COVERAGE_DEGRADED_MAX,

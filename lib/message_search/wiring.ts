@@ -5,13 +5,21 @@
  * registered or released while the daemon runs is picked up without a restart.
  * Extraction runs on a worker pool (pool/), one worker per core unless
  * INTENDANT_INDEX_WORKERS says otherwise; the extractors themselves are built in
- * extractor_set.ts so a worker can rebuild them from the same roots.
+ * extractor_set.ts so a worker can rebuild them from the same roots, and so are the watch
+ * targets a daemon's freshness scheduler arms (the same roots, so what is watched is
+ * exactly what is swept).
  */
 import type { ResolvedConfig } from "../config.ts";
 import { openStore, type Store } from "./store/mod.ts";
 import { Indexer, type SweepProgress } from "./indexer.ts";
-import { buildExtractors, PARSER_VERSION } from "./extractor_set.ts";
-import { resolveSourceRoots } from "./roots.ts";
+import {
+  buildExtractors,
+  PARSER_VERSION,
+  type WatchTarget,
+  watchTargetsOf,
+} from "./extractor_set.ts";
+import { LEASED_ACTIVE_DIR, resolveSourceRoots, STAGING_DIR } from "./roots.ts";
+import { join } from "node:path";
 
 export { buildExtractors, PARSER_VERSION };
 
@@ -19,6 +27,12 @@ export { buildExtractors, PARSER_VERSION };
 export interface MessageIndex {
   store: Store;
   indexer: Indexer;
+  /**
+   * What a daemon watches (freshness/): every root a sweep reads, re-resolved per call,
+   * plus the lease and staging directories of the state root as targets of no source (a
+   * change there changes the roots themselves).
+   */
+  watchTargets: () => Promise<WatchTarget[]>;
 }
 
 /** Options for {@link createMessageIndex}. */
@@ -26,7 +40,6 @@ export interface MessageIndexOptions {
   now?: () => number;
   logger?: (line: string) => void;
   onProgress?: (p: SweepProgress) => void;
-  intervalMs?: number;
   /** Extraction workers; overrides the configuration's (INTENDANT_INDEX_WORKERS). */
   workers?: number;
   /** Keep lexicon.pack current after sweeps (IndexerOptions.lexicon: the daemon). */
@@ -56,11 +69,16 @@ export async function createMessageIndex(
     now: o.now,
     logger: o.logger,
     onProgress: o.onProgress,
-    intervalMs: o.intervalMs,
     lexicon: o.lexicon,
     // One per core unless configured; the pool itself falls back to this thread where
     // workers cannot start (pool/extract_pool.ts).
     workers: o.workers ?? cfg.messageSearch.workers ?? undefined,
   });
-  return { store, indexer };
+  const cacheRoot = cfg.messageSearch.cacheRoot;
+  const watchTargets = async (): Promise<WatchTarget[]> => [
+    ...watchTargetsOf(await resolveSourceRoots(cfg)),
+    { path: join(cacheRoot, LEASED_ACTIVE_DIR), recursive: false, sources: [] },
+    { path: join(cacheRoot, STAGING_DIR), recursive: false, sources: [] },
+  ];
+  return { store, indexer, watchTargets };
 }

@@ -7,9 +7,15 @@
  * (figure D10 in tests/RELIABILITY.md). `/api/coverage` alone adds two live parts that are not cached
  * and never ride on a search page: the sweep in progress while the index is building
  * (files and messages per source, sweep_progress.ts), and where each source is looked for
- * (so an empty index can say where it looked and which variable points it elsewhere).
+ * (so an empty index can say where it looked and which variable points it elsewhere),
+ * and how fresh the index is (the freshness scheduler's watch state and its notes).
  */
-import { type Coverage, indexerCoverage, type SourceLocation } from "../message_search/mod.ts";
+import {
+  type Coverage,
+  type Freshness,
+  indexerCoverage,
+  type SourceLocation,
+} from "../message_search/mod.ts";
 import type { RouteDeps } from "./routes.ts";
 import type { SweepProgressView } from "./sweep_progress.ts";
 
@@ -19,6 +25,8 @@ export type CoverageView = Coverage & {
   sweep_progress: SweepProgressView | null;
   /** Where each source is looked for; empty when the server was not told. */
   locations: SourceLocation[];
+  /** How fresh the index is (the same block every search page carries). */
+  freshness: Freshness;
 };
 
 /** The search response cap (figure D10, tests/RELIABILITY.md): page plus coverage block. */
@@ -75,5 +83,21 @@ export async function coverageView(d: RouteDeps): Promise<CoverageView> {
     ...c,
     sweep_progress: c.state === "building" ? d.sweepProgress?.() ?? null : null,
     locations: (await d.locations?.()) ?? [],
+    freshness: freshnessOf(d),
+  };
+}
+
+/** How fresh the answer is: the scheduler's view, else the last sweep's start. */
+export function freshnessOf(d: RouteDeps): Freshness {
+  if (d.freshness) return d.freshness.status();
+  const at = d.indexer.lastReport?.startedAtMs ?? null;
+  return {
+    mode: "polling",
+    as_of_ms: at,
+    age_ms: at === null ? null : Math.max(0, Date.now() - at),
+    pending: 0,
+    note: null,
+    watched: 0,
+    waiting: 0,
   };
 }

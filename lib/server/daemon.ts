@@ -4,11 +4,14 @@
  * CLI and scripts can find it. The token is the persisted one (`<state-root>/token`,
  * token_file.ts): the same across restarts, and followed while running, so `intendant
  * token --rotate` takes effect without a restart (daemon.json is rewritten with it). The
- * indexer's periodic sweeps follow the spec (every 30 s); unlike one-shot CLI runs, the
- * daemon also sweeps once right after start in the background, so a user who opens the
- * dashboard is not shown `building` for 30 seconds; that first sweep's progress is handed
- * to the caller (the CLI's progress line) and to the coverage endpoint, and its end is
- * reported once. Shutdown stops the server, the token watch and the indexer and removes
+ * index stays fresh by watching the roots it reads (message_search freshness/: a change is
+ * swept within a tenth of a second, a full sweep runs every 5 minutes as a safety net,
+ * polling takes over with a coverage note when watching fails); no search waits for a
+ * sweep unless it asks (`refresh=1`). The daemon sweeps once right after start in the
+ * background, so a user who opens the dashboard is not shown `building` for long; that
+ * first sweep's progress is handed to the caller (the CLI's progress line) and to the
+ * coverage endpoint, and its end is reported once. With `--team`, the publisher is woken
+ * after every sweep that moved the index (never by a sweep timer of its own). Shutdown stops the server, the token watch and the indexer and removes
  * daemon.json if it is still ours.
  *
  * The port is held by the TCP front (http_front.ts: header, body and idle timeouts, size
@@ -25,10 +28,13 @@ import {
   type Coverage,
   createMessageIndex,
   createSearchEngine,
+  FreshnessScheduler,
   indexerCoverage,
+  realWatchFs,
   sourceLocations,
   type SweepProgress,
   type SweepReport,
+  type WatchFs,
 } from "../message_search/mod.ts";
 import { finishInterruptedDeletes, gcTrash } from "../catalog/mod.ts";
 import { createApp } from "./app.ts";
@@ -40,15 +46,6 @@ import { displayPath } from "./token_page.ts";
 import { createProgressTracker } from "./sweep_progress.ts";
 import { type FrontLimits, startHttpFront } from "./http_front.ts";
 import { startTeamService, type TeamDb, type TeamService } from "../team/mod.ts";
-
-/**
- * The sweep period of a daemon publishing to a team (`serve --team`): an append must be
- * team-searchable from another machine within 2 s (issue 19), and nothing but a sweep
- * notices it. A no-op sweep opens no source file and writes nothing (it stats them); its
- * cost is measured in bench/RESULTS.md. Without a team the spec's 30 s period stands (a
- * local search refreshes a stale index itself).
- */
-export const TEAM_SWEEP_INTERVAL_MS = 1_000;
 
 /** A running daemon. */
 export interface Daemon {
@@ -71,7 +68,17 @@ export interface DaemonOptions {
   ui?: { html: string; js: string };
   /** Skip the immediate first sweep (tests drive sweeps themselves). */
   noInitialSweep?: boolean;
-  intervalMs?: number;
+  /**
+   * The freshness scheduler's knobs: `watch` null turns file watching off (polling only;
+   * tests that drive sweeps themselves), or injects a failing watch (fault tests).
+   * @default realWatchFs and the scheduler's constants
+   */
+  freshness?: {
+    watch?: WatchFs | null;
+    safetyNetMs?: number;
+    pollMinMs?: number;
+    debounceMs?: number;
+  };
   /** Progress of every sweep, per source (the CLI draws the first one). */
   onProgress?: (p: SweepProgress) => void;
   /** Called once when the immediate first sweep ends (not with noInitialSweep). */
@@ -204,9 +211,8 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
     );
   }
   const progress = createProgressTracker();
-  const { store, indexer } = await createMessageIndex(cfg, {
+  const { store, indexer, watchTargets } = await createMessageIndex(cfg, {
     logger: o.logger,
-    intervalMs: o.intervalMs ?? (o.team ? TEAM_SWEEP_INTERVAL_MS : undefined),
     lexicon: true,
     onProgress: (p) => {
       progress.update(p);
@@ -235,6 +241,18 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
   });
   let app: ReturnType<typeof createApp> | null = null;
   let team: TeamService | null = null;
+  const fo = o.freshness ?? {};
+  const freshness = new FreshnessScheduler({
+    indexer,
+    targets: watchTargets,
+    fs: fo.watch === undefined ? realWatchFs : fo.watch,
+    safetyNetMs: fo.safetyNetMs,
+    pollMinMs: fo.pollMinMs,
+    debounceMs: fo.debounceMs,
+    logger: o.logger,
+    // The team replica follows the local index: publish as soon as a sweep moved it.
+    onSwept: () => void team?.syncNow().catch(() => {}),
+  });
   // Idempotent: every caller awaits the same shutdown, so the process never exits before
   // daemon.json is removed.
   let stopping: Promise<void> | null = null;
@@ -287,6 +305,7 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
     windowDays: cfg.messageSearch.windowDays,
     engine,
     indexer,
+    freshness,
     store,
     catalog: {
       logsDir: cfg.logsDir,
@@ -311,9 +330,9 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
   ensurePrivateDirSync(cfg.stateRoot);
   await writeDaemonJson(tokens.current());
   started = true;
-  indexer.start();
+  await freshness.start();
   if (!o.noInitialSweep) {
-    void indexer.sweep().then(
+    void freshness.refresh().then(
       async (report) => {
         const coverage = indexerCoverage(await store.readManifest(), {
           indexer,
@@ -346,6 +365,7 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
       await front.close();
       await graceful;
       await removeIfExists(socketPath);
+      await freshness.stop();
       await indexer.stop();
       // After the indexer: its last publish is not cut off mid-batch (a cut batch rolls back
       // and the next start publishes it again; nothing is lost either way).

@@ -13,7 +13,7 @@ import type {
   SourceLocation,
   Store,
 } from "../message_search/mod.ts";
-import { normalizeRequest, QUERY_REFRESH_MS } from "../message_search/mod.ts";
+import { type Freshness, normalizeRequest } from "../message_search/mod.ts";
 import {
   type CatalogDeps,
   deepSearch,
@@ -49,7 +49,7 @@ import {
   holdWhileStreaming,
 } from "./heavy_gates.ts";
 import { liveStream } from "./live_stream.ts";
-import { coverageFor, coverageView } from "./coverage_route.ts";
+import { coverageFor, coverageView, freshnessOf } from "./coverage_route.ts";
 import type { SweepProgressView } from "./sweep_progress.ts";
 import { answerRoute, rollbackRoute, steerRoute } from "./control_route.ts";
 import { deleteRoute, restoreRoute, trashListRoute } from "./trash_route.ts";
@@ -62,13 +62,19 @@ export interface RouteDeps {
   engine: { search(req: SearchRequest): Promise<SearchResponse> };
   indexer: Pick<
     Indexer,
-    | "refreshIfStale"
+    | "sweep"
     | "ready"
     | "lastSweepAtMs"
     | "lastReport"
     | "unpublishedSkips"
     | "pendingDamage"
   >;
+  /**
+   * How fresh the index is, and the explicit "sweep first" (`refresh=1`): the daemon's
+   * freshness scheduler. Absent (an app built without one), freshness is the last sweep's
+   * start and a refresh is one indexer sweep.
+   */
+  freshness?: { status(): Freshness; refresh(): Promise<unknown> };
   store: Store;
   catalog: CatalogDeps;
   /** The trash: delete moves a native session there (tombstone first), restore brings it back. */
@@ -109,15 +115,19 @@ async function messageSearch(c: Context, d: RouteDeps): Promise<Response> {
   const url = new URL(c.req.url);
   if (searchScope(url) === "team") return teamMessageSearch(c, d);
   url.searchParams.delete("scope"); // "local", said explicitly
+  const refresh = takeRefresh(url);
   const p = parseQuery(MessageSearchParams, url);
   const req: SearchRequest = searchRequestOf(p);
   // The engine's own rules first (F7 in tests/RELIABILITY.md): a request it refuses (a
   // one-character query, too many terms…) is a 400 before any sweep or search slot.
   normalizeRequest(req);
+  // Never a sweep before answering unless the caller asked (issue 28): the watcher keeps
+  // the index fresh, and the answer says how fresh. A refresh runs outside the search
+  // slots, so one caller's sweep never holds another's search.
+  if (refresh) await (d.freshness ? d.freshness.refresh() : d.indexer.sweep());
   const r = await d.gate!.run(async () => {
-    await d.indexer.refreshIfStale(QUERY_REFRESH_MS);
     const res = await d.engine.search(req);
-    return { ...res, coverage: await coverageFor(d) };
+    return { ...res, freshness: freshnessOf(d), coverage: await coverageFor(d) };
   });
   if (!r) {
     return c.json({ error: "busy", message: "Too many searches in flight; retry shortly" }, 429, {
@@ -125,6 +135,15 @@ async function messageSearch(c: Context, d: RouteDeps): Promise<Response> {
     });
   }
   return c.json(r.value);
+}
+
+/** `refresh=1|true` (sweep first): taken out of the strict parameter set, like `scope`. */
+function takeRefresh(url: URL): boolean {
+  const v = url.searchParams.get("refresh");
+  url.searchParams.delete("refresh");
+  if (v === null || v === "0" || v === "false") return false;
+  if (v === "1" || v === "true") return true;
+  throw new InvalidInputError(`Invalid refresh "${v.slice(0, 20)}": expected 1 or 0`);
 }
 
 /** Ids come from the network: refuse anything outside the key grammar before any lookup. */

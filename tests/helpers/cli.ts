@@ -96,6 +96,26 @@ export function spawnIntendant(
 }
 
 /** Polls until `pred` holds (or throws after `timeoutMs`). */
+/** Waits for `<root>/state/daemon.json` (a spawned `serve`) and returns what it says. */
+export async function waitForDaemonJson(
+  root: string,
+  timeoutMs = 20_000,
+): Promise<{ pid: number; port: number; url: string; token: string }> {
+  const path = join(root, "state", "daemon.json");
+  await waitFor(
+    () => {
+      try {
+        return Deno.statSync(path).isFile;
+      } catch {
+        return false;
+      }
+    },
+    timeoutMs,
+    "daemon.json",
+  );
+  return JSON.parse(Deno.readTextFileSync(path));
+}
+
 export async function waitFor(
   pred: () => boolean | Promise<boolean>,
   timeoutMs = 20_000,

@@ -4,9 +4,10 @@
  * in their exact on-disk formats by the benchmark corpus writers, each holding a unique
  * needle (`f8u<n>x`) and one of seven shared ones (`f8alpha`…), indexed by the real
  * indexer into a real store, with the real search engine, catalog and Hono app wired as
- * the daemon wires them (engine and detail view → Indexer.reportDamage). The indexer runs
- * on a frozen clock so the query edge's refreshIfStale never sweeps: every sweep is one a
- * test or the damage started. Also: the three ways a generation file is damaged.
+ * the daemon wires them (engine and detail view → Indexer.reportDamage). No search sweeps
+ * and the app has no freshness scheduler: every sweep is one a test or the damage
+ * started. The indexer's clock is frozen (the window and the store's times stay put).
+ * Also: the three ways a generation file is damaged.
  */
 import { join } from "node:path";
 import { FOLDED, H_TABLE } from "../../lib/message_search/store/segment_layout.ts";

@@ -5,7 +5,9 @@
  * and message counts, the window, and an expandable table (CoverageTable). An empty
  * ready index says where it looked and which variable points each source elsewhere
  * (CoverageEmpty). Damaged index shards (coverage.degraded) are counted in the line:
- * being rebuilt, or lost with their source. On narrow screens (≤ NARROW_MAX_PX), and on
+ * being rebuilt, or lost with their source. Freshness is shown only when the index lags
+ * (coverage.freshness older than STALE_UI_MS, or a failed watch's note): a daemon whose
+ * watch holds is current, and saying "swept 2 s ago" all day was noise. On narrow screens (≤ NARROW_MAX_PX), and on
  * every screen while a query is shown (`compact`: the results are the news then, and the
  * full panel pushed them 140 px down), the whole panel is one summary line — cut with an
  * ellipsis, warnings first, the whole line repeated inside — collapsed until tapped (open
@@ -21,6 +23,19 @@ import { CoverageEmpty } from "./coverage_empty.ts";
 import { CoverageProgress } from "./coverage_progress.ts";
 import { CoverageTable } from "./coverage_table.ts";
 import { RelTime } from "./rel_time.ts";
+
+/** An index older than this is shown as behind (a healthy watch answers at age 0). */
+export const STALE_UI_MS = 10_000;
+
+/** The lag line, or null while the index is current. */
+function staleText(c: CoverageView) {
+  const f = c.freshness;
+  if (!f || f.as_of_ms === null) return null;
+  if (f.note === null && (f.age_ms ?? 0) < STALE_UI_MS) return null;
+  return html`<span class="warn-text" data-stale="1" title=${f.note ?? ""}>
+    <${RelTime} ms=${f.as_of_ms} prefix="index as of " />${f.note ? ` · ${f.note}` : ""}
+  </span>`;
+}
 
 /** Widest viewport that gets the collapsed panel (the stylesheet's narrow breakpoint). */
 export const NARROW_MAX_PX = 600;
@@ -76,10 +91,9 @@ export function CoverageBar(
     ${gone > 0 && html`<span class="warn-text">${gone} with the source file deleted</span>`}
     ${degraded &&
       html`<span class="warn-text" data-degraded=${String(d!.count)}>${degraded}</span>`}
+    ${staleText(c)}
     <span>${counts}</span>
     ${c.window_days !== null && html`<span>last ${c.window_days} days</span>`}
-    ${c.last_sweep_at_ms !== null &&
-      html`<span><${RelTime} ms=${c.last_sweep_at_ms} prefix="swept " /></span>`}
   `;
   const progress = building && c.sweep_progress;
   const emptyIndex = !building && sessions === 0 && (c.locations?.length ?? 0) > 0;

@@ -68,12 +68,16 @@ export const SOURCE_PLUGINS: readonly SourcePlugin[] = [
     source: "codex",
     parserVersion: CODEX_PARSER_VERSION,
     build: (r) => createCodexExtractor({ homes: r.homes }),
+    // What codex_discover walks; the home also holds a busy `log/` and history.jsonl.
+    watchDirs: (r) => r.homes.flatMap((h) => [join(h, "sessions"), join(h, "archived_sessions")]),
   },
   {
     source: "claude-code",
     parserVersion: CLAUDE_PARSER_VERSION,
     // Claude homes are CLAUDE_CONFIG_DIR roots (or staged entries holding projects/).
     build: (r) => createClaudeExtractor({ projectRoots: r.homes.map((h) => join(h, "projects")) }),
+    // The home also holds todos, shell snapshots and file history, written all the time.
+    watchDirs: (r) => r.homes.map((h) => join(h, "projects")),
   },
   {
     source: "kimi",

@@ -116,6 +116,14 @@ export interface SourcePlugin {
    * unit names the whole database, and every worker would copy it again). @default true
    */
   pooled?: boolean;
+  /**
+   * The directories a daemon watches for this source (each recursively), from the same
+   * roots build() takes: the ones discovery lists, so a log the agent writes beside its
+   * transcripts (Codex's `log/`) does not wake a sweep. A file in `roots.files` is always
+   * watched through its directory, flat (a SQLite database changes through its `-wal`).
+   * @default the homes (the intendant source: the logs directory)
+   */
+  watchDirs?(roots: PluginRoots): string[];
 }
 
 /** What a resume command may use about one listed session. */
