@@ -1,8 +1,10 @@
 /**
  * The steady state (issue 28): a daemon as a user meets it all day — at rest, asked now
  * and then, while an agent writes. On a real `intendant serve --locked` over the corpus
- * (bench/daemon.ts), after its first sweep and once its background work (the lexicon
- * build) has settled:
+ * (bench/daemon.ts), after its first sweep, once its background work (the lexicon build)
+ * has settled, and after one pass over the query kinds (each until it is no longer cut
+ * short: a daemon a user has been using; a fresh daemon's first queries are the bench's
+ * "cold first query" rows):
  *  - rest: the daemon's CPU over IDLE_MS from /proc/<pid>/stat (utime + stime), as a
  *    share of one core, and its RSS; beside it the same figure of a daemon on an empty
  *    state root (the process's own floor, same run);
@@ -61,6 +63,15 @@ async function settle(d: RunningDaemon): Promise<number> {
     if (await cpuShare(d.pid, 2_000) < SETTLED_SHARE) break;
   }
   return Math.round(performance.now() - t0);
+}
+
+/** Each query kind until it is no longer cut short (at most 60 times); the searches it took. */
+async function warmUp(d: RunningDaemon): Promise<number> {
+  let n = 0;
+  for (const [, q] of QUERIES) {
+    for (let i = 0; i < 60; i++, n++) if ((await d.search(q)).page.state !== "partial") break;
+  }
+  return n;
 }
 
 /** Searches every SPARSE_EVERY_MS for `ms`: wall and engine times. */
@@ -145,6 +156,7 @@ export async function daemonSteady(
   try {
     log(`bench: steady${o.teamUrl ? " (team)" : ""}: settling…`);
     const settledMs = await settle(d);
+    const warmup = await warmUp(d);
     log(`bench: steady: at rest for ${IDLE_MS / 1000} s…`);
     const idleCpu = await cpuShare(d.pid, IDLE_MS);
     const idleRss = d.memory().rss;
@@ -156,6 +168,7 @@ export async function daemonSteady(
     return {
       team: o.teamUrl !== undefined,
       settledMs,
+      warmup,
       idleCpu,
       idleRss,
       sparse: sparseRun,

@@ -38,6 +38,7 @@ import {
   deriveActive,
   type Manifest,
   type MessageRecord,
+  slicePause,
   type Store,
   type SupersessionMark,
 } from "../message_search/mod.ts";
@@ -220,10 +221,13 @@ export function createPublisher(o: PublisherOptions): Publisher {
 
     pending.sessionDeletes = plan.deleted;
     pending.destructive = plan.deleted.length > 0;
+    // The daemon's local searches share this thread: the decoding and diffing yield every
+    // PUBLISH_SLICE_MS (a publish in flight never holds a query for longer than a slice).
+    const pause = slicePause(PUBLISH_SLICE_MS);
     for (const group of groupsOf(plan.changed, manifest, batchRecords)) {
       const loaded: Loaded[] = [];
       for (const key of group) {
-        const l = await loadSession(o.store, manifest, key);
+        const l = await loadSession(o.store, manifest, key, pause);
         if (l === null) complete = false;
         else loaded.push(l);
       }
@@ -235,6 +239,7 @@ export function createPublisher(o: PublisherOptions): Publisher {
         const entry = manifest.sessions[l.key]!;
         const active = deriveActive(l.records, l.marks);
         const d = diffSession(l.records, active, server.get(stored) ?? []);
+        await pause();
         const row = (done: boolean): SessionRow =>
           sessionRow(l.key, entry, { records: d.count, marks: l.marks, complete: done });
         const isNew = !c.sessions.has(stored);
@@ -371,6 +376,9 @@ function retentionCutoff(value: string | null, nowMs: number): number | null {
   return nowMs - days * MS_PER_DAY;
 }
 
+/** Work between two yields of a publish (see the decode loop). */
+const PUBLISH_SLICE_MS = 8;
+
 /** Changed keys in groups of about `budget` records (by the manifest's counts). */
 function* groupsOf(keys: string[], manifest: Manifest, budget: number): Generator<string[]> {
   let group: string[] = [];
@@ -389,7 +397,12 @@ function* groupsOf(keys: string[], manifest: Manifest, budget: number): Generato
 }
 
 /** All records and marks of local session `key`; null when a generation cannot be read. */
-async function loadSession(store: Store, manifest: Manifest, key: string): Promise<Loaded | null> {
+async function loadSession(
+  store: Store,
+  manifest: Manifest,
+  key: string,
+  pause: () => Promise<void>,
+): Promise<Loaded | null> {
   const entry = manifest.sessions[key]!;
   const records: MessageRecord[] = [];
   const marks: SupersessionMark[] = [];
@@ -397,7 +410,11 @@ async function loadSession(store: Store, manifest: Manifest, key: string): Promi
     try {
       const view = await store.loadSegment(g);
       // Loops, not push(...xs): a spread of 100k+ records overflows the call stack.
-      for (const r of decodeRecords(view)) records.push(r);
+      let n = 0;
+      for (const r of decodeRecords(view)) {
+        records.push(r);
+        if (++n % 512 === 0) await pause();
+      }
       for (const k of view.marks) marks.push(k);
     } catch (e) {
       if (e instanceof CorruptGenerationError || e instanceof NotFoundError) return null;

@@ -5,6 +5,7 @@
  */
 export type { Store, StoreOptions } from "./store.ts";
 export { DEFAULT_LOCK_WAIT_MS, openStore } from "./store.ts";
+export { slicePause } from "./slice_pause.ts";
 export { COMPACT_MAX_SEGMENTS } from "./_apply_update.ts";
 export type { GcReport } from "./gc.ts";
 export { DAY_MS, GC_GRACE_MS } from "./gc.ts";

@@ -39,7 +39,7 @@
  * LockHeldError when the lock is busy for lockWaitMs; TypeError for malformed updates.
  */
 import { dirname, join } from "node:path";
-import { setImmediate } from "node:timers";
+import { slicePause } from "./slice_pause.ts";
 import { type Fs, realFs, removeOrphanTemps } from "../../durable/mod.ts";
 import { LockHeldError, NotFoundError, StalePublishError } from "../../errors.ts";
 import {
@@ -434,7 +434,7 @@ class ShardStore implements Store {
         // Lazy: only the TERMS section's checksum is checked (terms() does), not every block.
         loadSegment: (n) => this.loadSegment(n, { verify: "lazy" }),
         force: o.force,
-        pause: lexiconPause(),
+        pause: slicePause(LEXICON_SLICE_MS),
       });
     this.#lexicon = run().finally(() => (this.#lexicon = null));
     return this.#lexicon;
@@ -562,21 +562,6 @@ class ShardStore implements Store {
   #nowMs(): number {
     return Math.floor(this.#c.now());
   }
-}
-
-/**
- * The lexicon build's yield: back to the event loop once LEXICON_SLICE_MS of work has run,
- * not after every generation, and through setImmediate (≈ 13 µs here) rather than a
- * zero-delay timer (≈ 2.2 ms): a timer per generation cost ≈ 15 s of the 53 s build at 4×
- * (6,802 generations) doing nothing.
- */
-function lexiconPause(): () => Promise<void> {
-  let since = performance.now();
-  return async () => {
-    if (performance.now() - since < LEXICON_SLICE_MS) return;
-    await new Promise<void>((r) => setImmediate(r));
-    since = performance.now();
-  };
 }
 
 /** Work between two yields of the lexicon build: a query waits at most this long for it. */
