@@ -22,6 +22,22 @@
  *     the cache, re-read the manifest and the server, re-diff; up to STALE_RETRIES times.
  *  6. local_revision is written by the transaction that completes the publish, so an
  *     interrupted publish is never taken for a no-op.
+ *  7. The append fast path (issue 28: a daemon publishing after every watched append
+ *     re-read a growing session's whole shard and all its server rows each time). The
+ *     cache remembers, per session this publisher completed, the generations list it
+ *     published and what the diff needs from it (record count, marks, highest order,
+ *     highest mark anchor). When the session's list now extends that list — the
+ *     indexer's append adds generations after the old ones — only the new generations
+ *     are loaded, and their records are inserted as they are (all active) provided that
+ *       - the new generations carry no supersession marks,
+ *       - every new record sorts after every old record and at or after every old mark's
+ *         after_order (a mark applies only to records before it: old flags stay right),
+ *       - and none of their ids is on the server already (one indexed query).
+ *     Anything else (a rewrite, a compaction, a new mark, an out-of-order record, the
+ *     cache dropped) takes the full diff of step 3. The tail state is valid only while the
+ *     server holds exactly what this publisher completed: it lives in the same cache,
+ *     dropped with it when publish_seq moved or any publish failed, and is checked
+ *     against the session's sig as the server holds it.
  * Calls of publish() on one Publisher run one after another (in-process serialization).
  *
  * Errors: TeamDbError (schema, privilege, settings), StalePublishError after the retries,
@@ -36,7 +52,6 @@ import {
   CorruptGenerationError,
   decodeRecords,
   deriveActive,
-  type Manifest,
   type MessageRecord,
   slicePause,
   type Store,
@@ -58,8 +73,10 @@ import {
   planSessions,
   type ServerRecord,
   type ServerSession,
+  type SessionDiff,
   type SessionRow,
   sessionRow,
+  sessionSig,
 } from "./publish_diff.ts";
 import { pgLabel, type RecordRow, toRecordRow } from "./record_row.ts";
 
@@ -98,6 +115,8 @@ export interface PublishReport {
   stale_retries: number;
   took_ms: number;
   skipped_quarantined: number;
+  /** Of sessions_changed: those published from their new generations alone (header, 7). */
+  sessions_appended: number;
 }
 
 /** A machine's publisher. */
@@ -117,6 +136,35 @@ const MS_PER_DAY = 86_400_000;
 interface Cache {
   seq: number;
   sessions: Map<string, ServerSession>;
+  /** Stored session key → what this publisher completed of it (header, 7). */
+  tails: Map<string, Tail>;
+}
+
+/** One session as this publisher last completed it on the server. */
+interface Tail {
+  /** The sig it wrote: the tail is valid only while the server row carries it. */
+  sig: string;
+  generations: readonly string[];
+  /** Rows the server holds for the session. */
+  count: number;
+  marks: readonly SupersessionMark[];
+  /** Highest record order; highest mark after_order (-1 when none). */
+  maxOrder: number;
+  maxMarkAfter: number;
+}
+
+/** One session's changes, ready to batch. */
+interface Work {
+  key: string;
+  /** The records `inserts` index into. */
+  records: MessageRecord[];
+  /** Active flag per record; null: all active. */
+  active: boolean[] | null;
+  diff: SessionDiff;
+  marks: readonly SupersessionMark[];
+  /** The tail state once this session's last transaction commits. */
+  tail: Tail;
+  appended: boolean;
 }
 
 /** A session loaded from the local store. */
@@ -170,7 +218,7 @@ export function createPublisher(o: PublisherOptions): Publisher {
       return;
     }
     if (cache === null || cache.seq !== head.seq) {
-      cache = { seq: head.seq, sessions: await loadServerSessions() };
+      cache = { seq: head.seq, sessions: await loadServerSessions(), tails: new Map() };
     }
     const c = cache;
     const plan = planSessions(manifest, c.sessions, { retentionCutoffMs: head.cutoff });
@@ -183,6 +231,8 @@ export function createPublisher(o: PublisherOptions): Publisher {
     let pendingBytes = 0;
     /** Sessions the pending transaction completes. */
     let pendingDone = 0;
+    /** Tail states the pending transaction completes (stored key → tail). */
+    let pendingTails = new Map<string, Tail>();
 
     const commit = async (localRevision: number | null) => {
       pending.seenSeq = c.seq;
@@ -203,8 +253,16 @@ export function createPublisher(o: PublisherOptions): Publisher {
           canClean = false;
         }
       }
-      for (const d of pending.sessionDeletes) c.sessions.delete(d.key);
-      for (const s of pending.sessions) c.sessions.set(s.session_key, { sig: s.sig });
+      for (const d of pending.sessionDeletes) {
+        c.sessions.delete(d.key);
+        c.tails.delete(d.key);
+      }
+      for (const s of pending.sessions) {
+        c.sessions.set(s.session_key, { sig: s.sig });
+        const t = s.sig === "" ? undefined : pendingTails.get(s.session_key);
+        if (t !== undefined && t.sig === s.sig) c.tails.set(s.session_key, t);
+        else c.tails.delete(s.session_key);
+      }
       report.batches++;
       report.revision = r.revision;
       report.records_inserted += r.inserted;
@@ -217,6 +275,7 @@ export function createPublisher(o: PublisherOptions): Publisher {
       pendingRows = 0;
       pendingBytes = 0;
       pendingDone = 0;
+      pendingTails = new Map();
     };
 
     pending.sessionDeletes = plan.deleted;
@@ -224,10 +283,76 @@ export function createPublisher(o: PublisherOptions): Publisher {
     // The daemon's local searches share this thread: the decoding and diffing yield every
     // PUBLISH_SLICE_MS (a publish in flight never holds a query for longer than a slice).
     const pause = slicePause(PUBLISH_SLICE_MS);
-    for (const group of groupsOf(plan.changed, manifest, batchRecords)) {
-      const loaded: Loaded[] = [];
+    // A session on the fast path weighs its new records only (an estimate from the counts).
+    const weight = (key: string) => {
+      const e = manifest.sessions[key]!;
+      const t = c.tails.get(pgLabel(key));
+      return t !== undefined && extendsList(t.generations, e.generations)
+        ? Math.max(1, e.records - t.count)
+        : e.records;
+    };
+    for (const group of groupsOf(plan.changed, weight, batchRecords)) {
+      const work: Work[] = [];
+      const full: string[] = [];
+      const appends: { key: string; t: Tail; records: MessageRecord[] }[] = [];
       for (const key of group) {
-        const l = await loadSession(o.store, manifest, key, pause);
+        const stored = pgLabel(key);
+        const entry = manifest.sessions[key]!;
+        const t = c.tails.get(stored);
+        if (
+          t === undefined || c.sessions.get(stored)?.sig !== t.sig ||
+          !extendsList(t.generations, entry.generations)
+        ) {
+          full.push(key);
+          continue;
+        }
+        const l = await loadGenerations(
+          o.store,
+          key,
+          entry.generations.slice(t.generations.length),
+          pause,
+        );
+        if (l === null) {
+          complete = false;
+          continue;
+        }
+        const inOrder = l.records.every((r) => r.order > t.maxOrder && r.order >= t.maxMarkAfter);
+        if (l.marks.length > 0 || !inOrder) full.push(key);
+        else appends.push({ key, t, records: l.records });
+      }
+      const clashes = await serverIdsAmong(appends);
+      for (const a of appends) {
+        const stored = pgLabel(a.key);
+        if (clashes.has(stored)) {
+          full.push(a.key);
+          continue;
+        }
+        const entry = manifest.sessions[a.key]!;
+        // Duplicate ids within the tail keep the first by order, as diffSession does.
+        const seen = new Set<string>();
+        const inserts: number[] = [];
+        let maxOrder = a.t.maxOrder;
+        for (let i = 0; i < a.records.length; i++) {
+          const id = pgLabel(a.records[i]!.id);
+          if (seen.has(id)) continue;
+          seen.add(id);
+          inserts.push(i);
+          maxOrder = Math.max(maxOrder, a.records[i]!.order);
+        }
+        const count = a.t.count + inserts.length;
+        work.push({
+          key: a.key,
+          records: a.records,
+          active: null,
+          diff: { inserts, deletes: [], flips: [], count, destructive: false },
+          marks: a.t.marks,
+          tail: { ...a.t, sig: sessionSig(entry), generations: entry.generations, count, maxOrder },
+          appended: true,
+        });
+      }
+      const loaded: Loaded[] = [];
+      for (const key of full) {
+        const l = await loadGenerations(o.store, key, manifest.sessions[key]!.generations, pause);
         if (l === null) complete = false;
         else loaded.push(l);
       }
@@ -235,29 +360,54 @@ export function createPublisher(o: PublisherOptions): Publisher {
         loaded.map((l) => l.key).filter((k) => c.sessions.has(pgLabel(k))),
       );
       for (const l of loaded) {
-        const stored = pgLabel(l.key);
         const entry = manifest.sessions[l.key]!;
         const active = deriveActive(l.records, l.marks);
-        const d = diffSession(l.records, active, server.get(stored) ?? []);
+        const diff = diffSession(l.records, active, server.get(pgLabel(l.key)) ?? []);
         await pause();
+        let maxOrder = -1;
+        for (const r of l.records) maxOrder = Math.max(maxOrder, r.order);
+        let maxMarkAfter = -1;
+        for (const k of l.marks) maxMarkAfter = Math.max(maxMarkAfter, k.after_order);
+        work.push({
+          key: l.key,
+          records: l.records,
+          active,
+          diff,
+          marks: l.marks,
+          tail: {
+            sig: sessionSig(entry),
+            generations: entry.generations,
+            count: diff.count,
+            marks: l.marks,
+            maxOrder,
+            maxMarkAfter,
+          },
+          appended: false,
+        });
+      }
+      for (const w of work) {
+        const stored = pgLabel(w.key);
+        const entry = manifest.sessions[w.key]!;
+        const d = w.diff;
         const row = (done: boolean): SessionRow =>
-          sessionRow(l.key, entry, { records: d.count, marks: l.marks, complete: done });
+          sessionRow(w.key, entry, { records: d.count, marks: w.marks, complete: done });
         const isNew = !c.sessions.has(stored);
         for (const id of d.deletes) pending.recordDeletes.push({ key: stored, id });
         for (const f of d.flips) pending.flips.push({ key: stored, ...f });
         if (d.destructive) pending.destructive = true;
         if (isNew) pending.newSessions.push(stored);
         report.sessions_changed++;
+        if (w.appended) report.sessions_appended++;
         // Inserts, split across transactions when they do not fit in one.
         let k = 0;
         for (;;) {
           for (; k < d.inserts.length; k++) {
             if (pendingRows >= batchRecords || pendingBytes >= batchBytes) break;
-            const rec = l.records[d.inserts[k]!]!;
-            const rr: RecordRow = toRecordRow(rec, {
+            const i = d.inserts[k]!;
+            const rr: RecordRow = toRecordRow(w.records[i]!, {
               machine: m,
-              sessionKey: l.key,
-              superseded: !active[d.inserts[k]!],
+              sessionKey: w.key,
+              superseded: w.active === null ? false : !w.active[i],
               rev: 0,
             });
             pending.inserts.push(rr);
@@ -268,6 +418,7 @@ export function createPublisher(o: PublisherOptions): Publisher {
           pending.sessions.push(row(last));
           if (last) {
             pendingDone++;
+            pendingTails.set(stored, w.tail);
             break;
           }
           await commit(null);
@@ -285,6 +436,30 @@ export function createPublisher(o: PublisherOptions): Publisher {
         binaryVersion: o.binaryVersion,
       });
     }
+  }
+
+  /**
+   * The stored keys of the fast-path candidates of which some new record id is on the
+   * server already (one query per group, by the records' primary key).
+   */
+  async function serverIdsAmong(
+    appends: { key: string; records: MessageRecord[] }[],
+  ): Promise<Set<string>> {
+    const keys: string[] = [];
+    const ids: string[] = [];
+    for (const a of appends) {
+      for (const r of a.records) {
+        keys.push(pgLabel(a.key));
+        ids.push(pgLabel(r.id));
+      }
+    }
+    if (ids.length === 0) return new Set();
+    const rows = await sql<{ session_key: string }[]>`
+      SELECT DISTINCT r.session_key FROM intendant.records r
+      JOIN unnest(${keys}::text[], ${ids}::text[]) AS n(session_key, record_id)
+        ON r.session_key = n.session_key AND r.record_id = n.record_id
+      WHERE r.machine = ${m}`;
+    return new Set(rows.map((r) => r.session_key));
   }
 
   /** The server's rows of `keys` (stored form), grouped by session. */
@@ -355,6 +530,7 @@ function emptyReport(): PublishReport {
     stale_retries: 0,
     took_ms: 0,
     skipped_quarantined: 0,
+    sessions_appended: 0,
   };
 }
 
@@ -379,12 +555,16 @@ function retentionCutoff(value: string | null, nowMs: number): number | null {
 /** Work between two yields of a publish (see the decode loop). */
 const PUBLISH_SLICE_MS = 8;
 
-/** Changed keys in groups of about `budget` records (by the manifest's counts). */
-function* groupsOf(keys: string[], manifest: Manifest, budget: number): Generator<string[]> {
+/** Changed keys in groups of about `budget` records (by `weight`, an estimate per key). */
+function* groupsOf(
+  keys: string[],
+  weight: (key: string) => number,
+  budget: number,
+): Generator<string[]> {
   let group: string[] = [];
   let n = 0;
   for (const key of keys) {
-    const records = manifest.sessions[key]!.records;
+    const records = weight(key);
     if (group.length > 0 && n + records > budget) {
       yield group;
       group = [];
@@ -396,17 +576,26 @@ function* groupsOf(keys: string[], manifest: Manifest, budget: number): Generato
   if (group.length > 0) yield group;
 }
 
-/** All records and marks of local session `key`; null when a generation cannot be read. */
-async function loadSession(
+/** True when `now` is `before` followed by at least one more generation. */
+function extendsList(before: readonly string[], now: readonly string[]): boolean {
+  if (now.length <= before.length) return false;
+  for (let i = 0; i < before.length; i++) if (before[i] !== now[i]) return false;
+  return true;
+}
+
+/**
+ * The records (sorted by order) and marks of `generations` of local session `key`; null
+ * when one of them cannot be read.
+ */
+async function loadGenerations(
   store: Store,
-  manifest: Manifest,
   key: string,
+  generations: readonly string[],
   pause: () => Promise<void>,
 ): Promise<Loaded | null> {
-  const entry = manifest.sessions[key]!;
   const records: MessageRecord[] = [];
   const marks: SupersessionMark[] = [];
-  for (const g of entry.generations) {
+  for (const g of generations) {
     try {
       const view = await store.loadSegment(g);
       // Loops, not push(...xs): a spread of 100k+ records overflows the call stack.

@@ -3,7 +3,8 @@
  * reliability suite (G1): a machine's server rows must equal its local store exactly —
  * the same sessions, the same record ids per session (none duplicated, none lost), each
  * with the superseded flag deriveActive gives, its order and its original text (U+0000
- * restored), and the machine's counters agreeing.
+ * restored), and the machine's counters agreeing. A duplicate id in one local session
+ * counts once, as its first record by order.
  */
 import assert from "node:assert/strict";
 import {
@@ -30,12 +31,15 @@ export async function localView(
       marks.push(...v.marks);
     }
     const active = deriveActive(recs, marks);
-    out.set(
-      key,
-      new Map(
-        recs.map((r, i) => [r.id.replaceAll("\u0000", "\uFFFD"), [!active[i], r.order, r.text]]),
-      ),
-    );
+    // A duplicate id keeps the first by order (publish_diff.ts: the server key is unique).
+    const byOrder = recs.map((_, i) => i).sort((x, y) => recs[x]!.order - recs[y]!.order);
+    const view = new Map<string, [boolean, number, string]>();
+    for (const i of byOrder) {
+      const r = recs[i]!;
+      const id = r.id.replaceAll("\u0000", "\uFFFD");
+      if (!view.has(id)) view.set(id, [!active[i], r.order, r.text]);
+    }
+    out.set(key, view);
   }
   return out;
 }
