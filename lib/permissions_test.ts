@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { resolveConfig } from "./config.ts";
+import { DAEMON_ALLOCATOR_ENV, resolveConfig } from "./config.ts";
 import {
   mcpProfile,
   profileFlags,
@@ -11,7 +11,7 @@ import {
   teamGrants,
   teamProfile,
 } from "./permissions.ts";
-import { DAEMON_V8_FLAGS, lockedCommand, RUNTIME_CONFIG } from "./relaunch.ts";
+import { DAEMON_V8_FLAGS, lockedCommand, lockedEnv, RUNTIME_CONFIG } from "./relaunch.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
@@ -304,4 +304,23 @@ Deno.test("runtime/deno.json mirrors deno.json's permission sets and runtime pac
     }
   }
   assert.equal(dev.nodeModulesDir, "manual");
+});
+
+Deno.test("the locked daemon gets the allocator settings the user did not set; other modes none", () => {
+  const cfg = resolveConfig({ HOME: "/h" }, { cwd: "/w" });
+  assert.deepEqual(lockedEnv({ cfg, args: ["serve"] }), DAEMON_ALLOCATOR_ENV);
+  assert.deepEqual(lockedEnv({ cfg, args: ["mcp"] }), {});
+  assert.deepEqual(lockedEnv({ cfg, args: ["run", "x"] }), {});
+  // A value the user chose is inherited untouched (not in the child's additions).
+  const own = resolveConfig({ HOME: "/h", MALLOC_ARENA_MAX: "8" }, { cwd: "/w" });
+  const env = lockedEnv({ cfg: own, args: ["serve"] });
+  assert.equal(env.MALLOC_ARENA_MAX, undefined);
+  assert.equal(env.MALLOC_TRIM_THRESHOLD_, "131072");
+  // The team URL travels in the environment of every mode, never in argv.
+  const team = resolveConfig({ HOME: "/h" }, { cwd: "/w", team: "postgres://u:pw@h/db" });
+  assert.equal(
+    lockedEnv({ cfg: team, args: ["team", "status"] }).INTENDANT_TEAM_URL,
+    "postgres://u:pw@h/db",
+  );
+  assert.equal(lockedEnv({ cfg: team, args: ["serve"] }).MALLOC_ARENA_MAX, "2");
 });

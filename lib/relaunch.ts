@@ -11,6 +11,9 @@
  * printed once by the launcher; without it every line appeared twice (issue 14). Only
  * Deno's own diagnostics are silenced: the program's output and an uncaught error's report
  * still reach the inherited stderr.
+ * The daemon's child also gets V8 flags (DAEMON_V8_FLAGS) and glibc allocator settings
+ * (config.ts DAEMON_ALLOCATOR_ENV, unless the user set them): both measured on its resident
+ * memory.
  * From a checkout the child runs under runtime/deno.json (RUNTIME_CONFIG), not deno.json:
  * the runtime config maps only the packages main.ts imports and has a frozen lock of its
  * own (runtime/deno.lock, every entry identical to deno.lock's, a test checks), with
@@ -63,8 +66,7 @@ export interface RelaunchOptions {
 
 /** The child command line (exported for tests and `intendant permissions`). */
 export function lockedCommand(o: RelaunchOptions): string[] {
-  const first = o.args[0];
-  const mode = first === "run" || first === "mcp" || first === "team" ? first : "serve";
+  const mode = lockedMode(o.args);
   const profile = mode === "run"
     ? runProfile(o.cfg, o.projectRoot)
     : mode === "mcp"
@@ -116,13 +118,30 @@ function configBeside(mainModule: string): string | null {
   }
 }
 
+/**
+ * What the child's environment adds to the inherited one: the team URL (from --team or
+ * the environment), which travels there and never in its argv (withoutTeamFlag); and for
+ * the daemon, the allocator settings (config.ts DAEMON_ALLOCATOR_ENV) the user did not set.
+ */
+export function lockedEnv(o: Pick<RelaunchOptions, "cfg" | "args">): Record<string, string> {
+  const env: Record<string, string> = lockedMode(o.args) === "serve"
+    ? { ...o.cfg.daemonAllocatorEnv }
+    : {};
+  if (o.cfg.team.url !== null) env[ENV_TEAM_URL] = o.cfg.team.url;
+  return env;
+}
+
+/** Which profile a locked run of `args` gets. */
+function lockedMode(args: readonly string[]): "run" | "mcp" | "team" | "serve" {
+  const first = args[0];
+  return first === "run" || first === "mcp" || first === "team" ? first : "serve";
+}
+
 /** Runs the program locked down and returns its exit code. */
 export async function relaunchLocked(o: RelaunchOptions): Promise<number> {
   const child = new Deno.Command(o.denoPath, {
     args: lockedCommand(o),
-    // The team URL (from --team or the environment) travels in the child's environment,
-    // never its argv (withoutTeamFlag).
-    env: o.cfg.team.url !== null ? { [ENV_TEAM_URL]: o.cfg.team.url } : undefined,
+    env: lockedEnv(o),
     stdin: "inherit",
     stdout: "inherit",
     stderr: "inherit",
