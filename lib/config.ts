@@ -60,6 +60,20 @@ export const ENV_PGPASSWORD = "PGPASSWORD";
 /** libpq's password file location. @default ~/.pgpass */
 export const ENV_PGPASSFILE = "PGPASSFILE";
 
+/**
+ * glibc malloc settings for the daemon (issue 28, measured on the bench corpus, 531k
+ * messages, a cold backfill in process then rest): the extraction workers allocate in
+ * their own malloc arenas, and what they free stays mapped there after they end. With two
+ * arenas and a 128 KiB trim/mmap threshold, the RSS 30 s after the backfill fell from 195
+ * to 150 MiB and the backfill's peak from 769 to 646 MiB, the backfill's time unchanged
+ * within noise (bench/RESULTS.md). Other allocators ignore them.
+ */
+export const DAEMON_ALLOCATOR_ENV: Readonly<Record<string, string>> = {
+  MALLOC_ARENA_MAX: "2",
+  MALLOC_TRIM_THRESHOLD_: "131072",
+  MALLOC_MMAP_THRESHOLD_: "131072",
+};
+
 /** Every variable the program reads, for the README and the permission profile. */
 export const ENV_VARS_READ: readonly string[] = [
   ENV_INTENDANT_HOME,
@@ -88,6 +102,8 @@ export const ENV_VARS_READ: readonly string[] = [
   ENV_MACHINE,
   ENV_PGPASSWORD,
   ENV_PGPASSFILE,
+  // Read only to leave a user's own allocator settings alone (DAEMON_ALLOCATOR_ENV).
+  ...Object.keys(DAEMON_ALLOCATOR_ENV),
 ];
 
 export const DEFAULT_PORT = 8765;
@@ -167,20 +183,6 @@ export interface ResolvedConfig {
     pgpassFile: string;
   };
 }
-
-/**
- * glibc malloc settings for the daemon (issue 28, measured on the bench corpus, 531k
- * messages, a cold backfill in process then rest): the extraction workers allocate in
- * their own malloc arenas, and what they free stays mapped there after they end. With two
- * arenas and a 128 KiB trim/mmap threshold, the RSS 30 s after the backfill fell from 195
- * to 150 MiB and the backfill's peak from 769 to 646 MiB, the backfill's time unchanged
- * within noise (bench/RESULTS.md). Other allocators ignore them.
- */
-export const DAEMON_ALLOCATOR_ENV: Readonly<Record<string, string>> = {
-  MALLOC_ARENA_MAX: "2",
-  MALLOC_TRIM_THRESHOLD_: "131072",
-  MALLOC_MMAP_THRESHOLD_: "131072",
-};
 
 /** Flags that influence configuration (already parsed from argv by main.ts). */
 export interface ConfigArgs {
