@@ -60,6 +60,7 @@ export {
 export { type LimitsSpec, resolveLimits } from "./limits.ts";
 export {
   assertLineLimit,
+  decodeLine,
   type LineBytesRead,
   type LinesRead,
   readLineBytes,

@@ -105,6 +105,15 @@ export async function readLineBytes(
   }
 }
 
+/**
+ * One line of {@link readLineBytes}, decoded as {@link readLines} decodes it: for a reader
+ * that decodes lines one at a time as it parses them, so only the read's bytes stay
+ * resident, not every line's text as well.
+ */
+export function decodeLine(l: SourceLineBytes): string {
+  return lenient.decode(l.bytes);
+}
+
 /** Reads every complete line after `from`, decoded leniently (see the header). */
 export async function readLines(
   path: string,
@@ -112,11 +121,7 @@ export async function readLines(
   o: ReadLinesOptions,
 ): Promise<LinesRead> {
   const r = await readLineBytes(path, from, o);
-  const lines = r.lines.map((l) => ({
-    line: l.lineNo,
-    offset: l.offset,
-    text: lenient.decode(l.bytes),
-  }));
+  const lines = r.lines.map((l) => ({ line: l.lineNo, offset: l.offset, text: decodeLine(l) }));
   return { lines, cursor: r.cursor, oversized: r.oversized };
 }
 

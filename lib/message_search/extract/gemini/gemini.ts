@@ -24,6 +24,7 @@
 import { readIncrement, readSourceRange } from "../../cursor.ts";
 import type { FileCursor } from "../../cursor_types.ts";
 import {
+  decodeLine,
   type EntryFlow,
   type EntryMeta,
   type Extractor,
@@ -32,9 +33,9 @@ import {
   flowExtractor,
   type FlowFullInput,
   nextRewriteEpoch,
-  readLines,
+  readLineBytes,
   RootSetCache,
-  type SourceLine,
+  type SourceLineBytes,
 } from "../framework/plugin.ts";
 import {
   discoverGemini,
@@ -102,13 +103,35 @@ function passContext(input: FlowFullInput, limits: GeminiLimits): GeminiPassCont
   };
 }
 
-function eventsOf(lines: SourceLine[], skipped: Record<string, number>): GeminiEvent[] {
-  const out: GeminiEvent[] = [];
+/**
+ * The lines' events, decoded and parsed one at a time as the replay takes them: a line's
+ * text and its parsed JSON (tool output and all) are garbage as soon as its prose is
+ * taken, instead of every line's text and object living until the pass ends (the bench's
+ * Gemini sessions, 28.5k messages, in one thread: the heap peaked at 235 MiB with arrays
+ * of lines and events). A consumer that stops early drains the rest, so every malformed
+ * line is still counted.
+ */
+function* eventsOf(
+  lines: SourceLineBytes[],
+  skipped: Record<string, number>,
+): Generator<GeminiEvent> {
   for (const l of lines) {
-    const e = lineEvent(l.text, { line: l.line, offset: l.offset }, skipped);
-    if (e !== null) out.push(e);
+    const e = lineEvent(decodeLine(l), { line: l.lineNo, offset: l.offset }, skipped);
+    if (e !== null) yield e;
   }
-  return out;
+}
+
+/**
+ * `events` for a consumer that may stop early without closing it (an iterator without
+ * `return`: a for-of that breaks leaves it open), so {@link drain} can finish it.
+ */
+function unclosable(events: Iterator<GeminiEvent>): Iterable<GeminiEvent> {
+  return { [Symbol.iterator]: () => ({ next: () => events.next() }) };
+}
+
+/** Parses the lines an early-stopping consumer left, for their skip counts only. */
+function drain(events: Iterator<GeminiEvent>): void {
+  while (!events.next().done) { /* counting */ }
 }
 
 function readOptions(limits: GeminiLimits) {
@@ -124,7 +147,7 @@ async function appendJsonl(
   const h = hintOf(input.unit);
   if (!f || h.format !== "jsonl" || f.class.kind !== "appended" || f.cursor === null) return null;
   if (input.state.failed !== null) return null;
-  const read = await readLines(f.path, f.cursor, readOptions(limits));
+  const read = await readLineBytes(f.path, f.cursor, readOptions(limits));
   if (read.cursor.size > limits.maxFileBytes) return null;
   const skipped: Record<string, number> = {};
   if (read.oversized > 0) skipped.oversized_line = read.oversized;
@@ -154,14 +177,18 @@ async function full(input: FlowFullInput, limits: GeminiLimits): Promise<Extract
     return closed(f.path, h, "file_too_large", await stubCursor(f.path, epoch, limits), {});
   }
   if (h.format === "json") return await fullLegacy(input, f.path, h, epoch, limits);
-  const read = await readLines(f.path, null, { ...readOptions(limits), rewriteEpoch: epoch });
+  const read = await readLineBytes(f.path, null, { ...readOptions(limits), rewriteEpoch: epoch });
   const skipped: Record<string, number> = {};
   if (read.oversized > 0) skipped.oversized_line = read.oversized;
   if (read.cursor.size > limits.maxFileBytes) {
     return closed(f.path, h, "file_too_large", read.cursor, skipped);
   }
-  const r = fullPass(eventsOf(read.lines, skipped), ctx, skipped);
-  if ("failed" in r) return closed(f.path, h, r.failed, read.cursor, r.skipped);
+  const events = eventsOf(read.lines, skipped);
+  const r = fullPass(unclosable(events), ctx, skipped);
+  if ("failed" in r) {
+    drain(events);
+    return closed(f.path, h, r.failed, read.cursor, r.skipped);
+  }
   return {
     kind: "replace",
     ...r,
