@@ -60,7 +60,9 @@ export function renderTable(r: R): string {
     "cold backfill",
     `${n(bfMsgs)} msg/s · ${n(bfMBs)} MB/s · ${ms(bf.ms)} · ${n(bf.records)} records; ` +
     `daemon's first sweep ${ms(df.firstSweepMs)}`,
-    `read + JSON.parse every line: ${n(baseMsgs)} msg/s · ${n(baseMBs)} MB/s · ${ms(b.parseMs)}`,
+    `read + JSON.parse every line${b.parseMethod ? ` (${b.parseMethod}, the faster way)` : ""}: ` +
+    `${n(baseMsgs)} msg/s · ${n(baseMBs)} MB/s · ${ms(b.parseMs)}` +
+    (b.otherMethodMs ? ` (other way ${ms(b.otherMethodMs)})` : ""),
     ratio(bfMsgs, baseMsgs),
     `≥ ${T.backfillRatio}× and ≥ 100k msg/s`,
     ok(bfMsgs >= T.backfillMsgs && bfMsgs / baseMsgs >= T.backfillRatio),
