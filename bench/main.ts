@@ -135,11 +135,15 @@ async function machine() {
 }
 
 // `--only steady`: the steady-state phase alone (over the daemon store the last full run
-// built, or building it first), into results_steady.json.
+// built, or building it first), into results_steady.json (results_steady_<preset>.json for
+// another preset); `--no-team` leaves the team half out.
 if (flag("only", "") === "steady") {
   await Deno.mkdir(home, { recursive: true });
-  const steady = await steadyPhases(corpus, home, log);
-  const path = new URL("./results_steady.json", import.meta.url).pathname;
+  const steady = await steadyPhases(corpus, home, log, { team: !Deno.args.includes("--no-team") });
+  const name = presetName === "default"
+    ? "results_steady.json"
+    : `results_steady_${presetName}.json`;
+  const path = new URL(`./${name}`, import.meta.url).pathname;
   await Deno.writeTextFile(
     path,
     JSON.stringify({ at: new Date().toISOString(), steady }, null, 2) + "\n",

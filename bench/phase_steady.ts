@@ -199,15 +199,22 @@ export async function steadyFloor(home: string) {
 
 /**
  * Every steady-state figure: the floor, the daemon alone, and the daemon publishing to a
- * team database on a throwaway PostgreSQL (skipped, saying why, where none can start).
+ * team database on a throwaway PostgreSQL (skipped, saying why, where none can start, or
+ * when `o.team` is false: `--no-team`, for a quick run on a large corpus).
  */
-export async function steadyPhases(c: Corpus, home: string, log: (l: string) => void) {
+export async function steadyPhases(
+  c: Corpus,
+  home: string,
+  log: (l: string) => void,
+  o: { team?: boolean } = {},
+) {
   log("bench: steady: floor (empty state root)…");
   const floor = await steadyFloor(home);
   const local = await daemonSteady(c, home, log);
   let team: Awaited<ReturnType<typeof daemonSteady>> | { skipped: string };
-  const pg = await startPgCluster({ durable: true });
-  if (!pg) team = { skipped: "no PostgreSQL ≥ 15 could be started here" };
+  const pg = o.team === false ? null : await startPgCluster({ durable: true });
+  if (o.team === false) team = { skipped: "--no-team" };
+  else if (!pg) team = { skipped: "no PostgreSQL ≥ 15 could be started here" };
   else {
     try {
       const url = pg.url;
