@@ -3,7 +3,7 @@
  * planted, swapped or linked (session logs, transcripts, the state root's own files) is
  * opened here, synchronously or not, and nowhere else (tests/house_rules_test.ts).
  *
- * The sequence, and why each step is needed (reliability-plan §0.10, D5/D7, E2, F1):
+ * The sequence, and why each step is needed (tests/RELIABILITY.md D5, D7, E2, F1):
  *  1. lstat the path: a symlink, FIFO, socket, device or directory is refused unopened.
  *     Deno checks permissions at a symlink's location, not its target, and under a scoped
  *     --allow-read (the locked daemon) Deno 2.9.6 drops O_NOFOLLOW and opens the target
@@ -19,7 +19,7 @@
  *     caller trusts (`ln /outside/secret <session>/turns/x` needs no access to the
  *     session's reader, and the locked profile cannot see that the bytes came from
  *     outside). External transcripts pass "allow": their hardlinked twins are real and
- *     the indexer deduplicates them by identity (reliability-plan B10);
+ *     the indexer deduplicates them by identity (tests/RELIABILITY.md B10);
  *  5. with `maxSize`, a file larger than that is refused ("too_large") before any read.
  * Refusals are values (a typed {@link ReadRefusal}); callers that prefer exceptions turn
  * one into an error with {@link refusalError}. EACCES/EPERM become

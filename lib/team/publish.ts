@@ -22,7 +22,7 @@
  *     the cache, re-read the manifest and the server, re-diff; up to STALE_RETRIES times.
  *  6. local_revision is written by the transaction that completes the publish, so an
  *     interrupted publish is never taken for a no-op.
- *  7. The append fast path (issue 28: a daemon publishing after every watched append
+ *  7. The append fast path (its pure rules in publish_tail.ts; issue 28: a daemon publishing after every watched append
  *     re-read a growing session's whole shard and all its server rows each time). The
  *     cache remembers, per session this publisher completed, the generations list it
  *     published and what the diff needs from it (record count, marks, highest order,
@@ -78,6 +78,7 @@ import {
   sessionRow,
   sessionSig,
 } from "./publish_diff.ts";
+import { appendDiff, canAppend, extendsList, type Tail, tailOf } from "./publish_tail.ts";
 import { pgLabel, type RecordRow, toRecordRow } from "./record_row.ts";
 
 /** Options of {@link createPublisher}. */
@@ -138,19 +139,6 @@ interface Cache {
   sessions: Map<string, ServerSession>;
   /** Stored session key → what this publisher completed of it (header, 7). */
   tails: Map<string, Tail>;
-}
-
-/** One session as this publisher last completed it on the server. */
-interface Tail {
-  /** The sig it wrote: the tail is valid only while the server row carries it. */
-  sig: string;
-  generations: readonly string[];
-  /** Rows the server holds for the session. */
-  count: number;
-  marks: readonly SupersessionMark[];
-  /** Highest record order; highest mark after_order (-1 when none). */
-  maxOrder: number;
-  maxMarkAfter: number;
 }
 
 /** One session's changes, ready to batch. */
@@ -316,8 +304,7 @@ export function createPublisher(o: PublisherOptions): Publisher {
           complete = false;
           continue;
         }
-        const inOrder = l.records.every((r) => r.order > t.maxOrder && r.order >= t.maxMarkAfter);
-        if (l.marks.length > 0 || !inOrder) full.push(key);
+        if (!canAppend(t, l.records, l.marks)) full.push(key);
         else appends.push({ key, t, records: l.records });
       }
       const clashes = await serverIdsAmong(appends);
@@ -328,25 +315,17 @@ export function createPublisher(o: PublisherOptions): Publisher {
           continue;
         }
         const entry = manifest.sessions[a.key]!;
-        // Duplicate ids within the tail keep the first by order, as diffSession does.
-        const seen = new Set<string>();
-        const inserts: number[] = [];
-        let maxOrder = a.t.maxOrder;
-        for (let i = 0; i < a.records.length; i++) {
-          const id = pgLabel(a.records[i]!.id);
-          if (seen.has(id)) continue;
-          seen.add(id);
-          inserts.push(i);
-          maxOrder = Math.max(maxOrder, a.records[i]!.order);
-        }
-        const count = a.t.count + inserts.length;
+        const { diff, tail } = appendDiff(a.t, a.records, {
+          sig: sessionSig(entry),
+          generations: entry.generations,
+        });
         work.push({
           key: a.key,
           records: a.records,
           active: null,
-          diff: { inserts, deletes: [], flips: [], count, destructive: false },
+          diff,
           marks: a.t.marks,
-          tail: { ...a.t, sig: sessionSig(entry), generations: entry.generations, count, maxOrder },
+          tail,
           appended: true,
         });
       }
@@ -364,24 +343,19 @@ export function createPublisher(o: PublisherOptions): Publisher {
         const active = deriveActive(l.records, l.marks);
         const diff = diffSession(l.records, active, server.get(pgLabel(l.key)) ?? []);
         await pause();
-        let maxOrder = -1;
-        for (const r of l.records) maxOrder = Math.max(maxOrder, r.order);
-        let maxMarkAfter = -1;
-        for (const k of l.marks) maxMarkAfter = Math.max(maxMarkAfter, k.after_order);
         work.push({
           key: l.key,
           records: l.records,
           active,
           diff,
           marks: l.marks,
-          tail: {
+          tail: tailOf({
             sig: sessionSig(entry),
             generations: entry.generations,
             count: diff.count,
+            records: l.records,
             marks: l.marks,
-            maxOrder,
-            maxMarkAfter,
-          },
+          }),
           appended: false,
         });
       }
@@ -574,13 +548,6 @@ function* groupsOf(
     n += records;
   }
   if (group.length > 0) yield group;
-}
-
-/** True when `now` is `before` followed by at least one more generation. */
-function extendsList(before: readonly string[], now: readonly string[]): boolean {
-  if (now.length <= before.length) return false;
-  for (let i = 0; i < before.length; i++) if (before[i] !== now[i]) return false;
-  return true;
 }
 
 /**

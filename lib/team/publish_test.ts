@@ -31,6 +31,21 @@ async function localStore(dir: string): Promise<Store> {
   return await openStore({ root: dir, parserVersion: PV, windowDays: null, lock: "none" });
 }
 
+/** A migrated team database on a fresh cluster and one local store (machine "a"). */
+async function withTeamAndStore(
+  fn: (db: Awaited<ReturnType<typeof openTeamDb>>, store: Store) => Promise<void>,
+): Promise<void> {
+  await withPgCluster(async (pg) => {
+    const db = await openTeamDb(parseTeamUrl(pg.url));
+    try {
+      await migrateTeamDb(db, { binaryVersion: "test" });
+      await withTempDir(async (dir) => await fn(db, await localStore(`${dir}/a`)));
+    } finally {
+      await db.close();
+    }
+  });
+}
+
 async function machineRow(sql: TeamSql, name: string) {
   const [r] = await sql<{ publish_seq: string; destructive_rev: string; local_revision: string }[]>`
     SELECT publish_seq, destructive_rev, local_revision FROM intendant.machines
@@ -323,148 +338,130 @@ Deno.test("team publish: a local change that touches nothing published costs no 
   // A touch (new file cursors, same records and meta) moves the local manifest revision but
   // not what is published: the publisher records the new local revision under its
   // compare-and-set and takes no team revision (no reader's cursor is disturbed).
-  await withPgCluster(async (pg) => {
-    const db = await openTeamDb(parseTeamUrl(pg.url));
-    try {
-      await migrateTeamDb(db, { binaryVersion: "test" });
-      await withTempDir(async (dir) => {
-        const store = await localStore(`${dir}/a`);
-        await store.publish([
-          update("replace", "s1", { recs: [record("s1", 0), record("s1", 1)] }),
-        ]);
-        const p = createPublisher({ db, store, machine: "a", binaryVersion: "t" });
-        await p.publish();
-        const rev0 = await teamRevision(db.sql);
-        const m0 = await machineRow(db.sql, "a");
-        const gens = (await store.readManifest()).sessions["codex:s1"]!.generations;
-        const t = await store.publish([update("touch", "s1", { base: gens, watermark: 900 })]);
-        assert.deepEqual(t.rejected, []);
-        const r = await p.publish();
-        assert.equal(r.revision, null);
-        assert.equal(r.records_inserted + r.records_deleted + r.flags_flipped, 0);
-        assert.equal(await teamRevision(db.sql), rev0, "no team revision taken");
-        const m1 = await machineRow(db.sql, "a");
-        assert.equal(m1.seq, m0.seq + 1, "the compare-and-set still moved");
-        assert.equal(m1.local, (await store.readManifest()).revision);
-        await assertMirror(db.sql, "a", store);
-      });
-    } finally {
-      await db.close();
-    }
+  await withTeamAndStore(async (db, store) => {
+    await store.publish([
+      update("replace", "s1", { recs: [record("s1", 0), record("s1", 1)] }),
+    ]);
+    const p = createPublisher({ db, store, machine: "a", binaryVersion: "t" });
+    await p.publish();
+    const rev0 = await teamRevision(db.sql);
+    const m0 = await machineRow(db.sql, "a");
+    const gens = (await store.readManifest()).sessions["codex:s1"]!.generations;
+    const t = await store.publish([update("touch", "s1", { base: gens, watermark: 900 })]);
+    assert.deepEqual(t.rejected, []);
+    const r = await p.publish();
+    assert.equal(r.revision, null);
+    assert.equal(r.records_inserted + r.records_deleted + r.flags_flipped, 0);
+    assert.equal(await teamRevision(db.sql), rev0, "no team revision taken");
+    const m1 = await machineRow(db.sql, "a");
+    assert.equal(m1.seq, m0.seq + 1, "the compare-and-set still moved");
+    assert.equal(m1.local, (await store.readManifest()).revision);
+    await assertMirror(db.sql, "a", store);
   });
 });
 
 Deno.test("team publish: an append publishes from its new generations alone; anything else re-diffs", async () => {
   // The fast path (publish.ts header, 7) must give exactly what the full diff gives: after
   // every step the server mirrors the store. Which path a publish took is in its report.
-  await withPgCluster(async (pg) => {
-    const db = await openTeamDb(parseTeamUrl(pg.url));
-    try {
-      await migrateTeamDb(db, { binaryVersion: "test" });
-      await withTempDir(async (dir) => {
-        const store = await localStore(`${dir}/a`);
-        await store.publish([
-          update("replace", "s1", { recs: Array.from({ length: 10 }, (_, i) => record("s1", i)) }),
-          update("replace", "s2", { recs: [record("s2", 0)] }),
-        ]);
-        const p = createPublisher({ db, store, machine: "a", binaryVersion: "t", batchRecords: 2 });
-        const step = async (what: string, appended: number, inserted: number) => {
-          const r = await p.publish();
-          assert.equal(r.sessions_appended, appended, `${what}: sessions_appended`);
-          assert.equal(r.records_inserted, inserted, `${what}: records_inserted`);
-          await assertMirror(db.sql, "a", store);
-          return r;
-        };
-        await step("first publish", 0, 11);
+  await withTeamAndStore(async (db, store) => {
+    await store.publish([
+      update("replace", "s1", { recs: Array.from({ length: 10 }, (_, i) => record("s1", i)) }),
+      update("replace", "s2", { recs: [record("s2", 0)] }),
+    ]);
+    const p = createPublisher({ db, store, machine: "a", binaryVersion: "t", batchRecords: 2 });
+    const step = async (what: string, appended: number, inserted: number) => {
+      const r = await p.publish();
+      assert.equal(r.sessions_appended, appended, `${what}: sessions_appended`);
+      assert.equal(r.records_inserted, inserted, `${what}: records_inserted`);
+      await assertMirror(db.sql, "a", store);
+      return r;
+    };
+    await step("first publish", 0, 11);
 
-        // A plain append, larger than one transaction: new rows only, no full re-read.
-        await append(store, "s1", [10, 11, 12, 13, 14].map((i) => record("s1", i)));
-        const r1 = await step("append", 1, 5);
-        assert.ok(r1.batches >= 3, `5 rows in batches of 2: ${r1.batches}`);
-        assert.equal(r1.records_deleted + r1.flags_flipped, 0);
+    // A plain append, larger than one transaction: new rows only, no full re-read.
+    await append(store, "s1", [10, 11, 12, 13, 14].map((i) => record("s1", i)));
+    const r1 = await step("append", 1, 5);
+    assert.ok(r1.batches >= 3, `5 rows in batches of 2: ${r1.batches}`);
+    assert.equal(r1.records_deleted + r1.flags_flipped, 0);
 
-        // Two sessions appended in one publish.
-        await append(store, "s1", [record("s1", 15)]);
-        await append(store, "s2", [record("s2", 1), record("s2", 2)]);
-        await step("two appends", 2, 3);
+    // Two sessions appended in one publish.
+    await append(store, "s1", [record("s1", 15)]);
+    await append(store, "s2", [record("s2", 1), record("s2", 2)]);
+    await step("two appends", 2, 3);
 
-        // A mark in the new generation: the full diff (flags of old rows change).
-        const mark: SupersessionMark = {
-          kind: "record_ids",
-          after_order: 17,
-          ids: ["s1-r3", "s1-r4"],
-        };
-        await append(store, "s1", [record("s1", 16)], [mark]);
-        const r2 = await step("mark", 0, 1);
-        assert.equal(r2.flags_flipped, 2);
+    // A mark in the new generation: the full diff (flags of old rows change).
+    const mark: SupersessionMark = {
+      kind: "record_ids",
+      after_order: 17,
+      ids: ["s1-r3", "s1-r4"],
+    };
+    await append(store, "s1", [record("s1", 16)], [mark]);
+    const r2 = await step("mark", 0, 1);
+    assert.equal(r2.flags_flipped, 2);
 
-        // Past the mark: the fast path again, and the old flags stay as the mark left them.
-        await append(store, "s1", [record("s1", 17), record("s1", 18)]);
-        await step("after the mark", 1, 2);
+    // Past the mark: the fast path again, and the old flags stay as the mark left them.
+    await append(store, "s1", [record("s1", 17), record("s1", 18)]);
+    await step("after the mark", 1, 2);
 
-        // A record that sorts before the mark's anchor (the mark would apply to it): full.
-        await append(store, "s1", [{ ...record("s1", 40), id: "s1-early", order: 16 }]);
-        await step("out of order", 0, 1);
+    // A record that sorts before the mark's anchor (the mark would apply to it): full.
+    await append(store, "s1", [{ ...record("s1", 40), id: "s1-early", order: 16 }]);
+    await step("out of order", 0, 1);
 
-        // A new record under an id the server holds: full diff (the first by order stays).
-        await append(store, "s1", [{ ...record("s1", 41), id: "s1-r2" }]);
-        await step("id clash", 0, 0);
+    // A new record under an id the server holds: full diff (the first by order stays).
+    await append(store, "s1", [{ ...record("s1", 41), id: "s1-r2" }]);
+    await step("id clash", 0, 0);
 
-        // A republished session (replace: a new generations list): full diff.
-        const m = await store.readManifest();
-        const all = Array.from({ length: 8 }, (_, i) => record("s1", i));
-        await store.publish([
-          update("replace", "s1", { base: m.sessions["codex:s1"]!.generations, recs: all }),
-        ]);
-        const r3 = await step("rewrite", 0, 0);
-        assert.ok(r3.records_deleted > 0);
+    // A republished session (replace: a new generations list): full diff.
+    const m = await store.readManifest();
+    const all = Array.from({ length: 8 }, (_, i) => record("s1", i));
+    await store.publish([
+      update("replace", "s1", { base: m.sessions["codex:s1"]!.generations, recs: all }),
+    ]);
+    const r3 = await step("rewrite", 0, 0);
+    assert.ok(r3.records_deleted > 0);
 
-        // Many small appends: the store compacts a long generations list at some point, and
-        // each publish still mirrors; most of them take the fast path.
-        let appended = 0;
-        for (let i = 0; i < 24; i++) {
-          await append(store, "s1", [record("s1", 100 + i)]);
-          const r = await p.publish();
-          appended += r.sessions_appended;
-          assert.equal(r.records_inserted, 1, `small append ${i}`);
-          await assertMirror(db.sql, "a", store);
-        }
-        const gens = (await store.readManifest()).sessions["codex:s1"]!.generations.length;
-        assert.ok(gens < 25, `the store compacted (${gens} generations)`);
-        assert.ok(appended >= 20 && appended < 24, `fast path ${appended} of 24`);
-
-        // Another publisher of this machine moves publish_seq: this one's tails are void.
-        await append(store, "s1", [record("s1", 200), record("s1", 201)]);
-        const q = createPublisher({ db, store, machine: "a", binaryVersion: "t" });
-        assert.equal((await q.publish()).records_inserted, 2);
-        await append(store, "s1", [record("s1", 202)]);
-        await step("after another publisher", 0, 1);
-        await append(store, "s1", [record("s1", 203)]);
-        await step("and then the fast path again", 1, 1);
-
-        // A publish that fails mid-way drops the cache: its retry diffs in full.
-        let fail = true;
-        const f = createPublisher({
-          db,
-          store,
-          machine: "a",
-          binaryVersion: "t",
-          afterStage: () => {
-            if (fail) {
-              fail = false;
-              throw new Error("injected");
-            }
-          },
-        });
-        assert.equal((await f.publish()).records_inserted, 0, "f starts in step with p");
-        await append(store, "s1", [record("s1", 204)]);
-        await assert.rejects(f.publish(), /injected/);
-        const rf = await f.publish();
-        assert.deepEqual([rf.sessions_appended, rf.records_inserted], [0, 1]);
-        await assertMirror(db.sql, "a", store);
-      });
-    } finally {
-      await db.close();
+    // Many small appends: the store compacts a long generations list at some point, and
+    // each publish still mirrors; most of them take the fast path.
+    let appended = 0;
+    for (let i = 0; i < 24; i++) {
+      await append(store, "s1", [record("s1", 100 + i)]);
+      const r = await p.publish();
+      appended += r.sessions_appended;
+      assert.equal(r.records_inserted, 1, `small append ${i}`);
+      await assertMirror(db.sql, "a", store);
     }
+    const gens = (await store.readManifest()).sessions["codex:s1"]!.generations.length;
+    assert.ok(gens < 25, `the store compacted (${gens} generations)`);
+    assert.ok(appended >= 20 && appended < 24, `fast path ${appended} of 24`);
+
+    // Another publisher of this machine moves publish_seq: this one's tails are void.
+    await append(store, "s1", [record("s1", 200), record("s1", 201)]);
+    const q = createPublisher({ db, store, machine: "a", binaryVersion: "t" });
+    assert.equal((await q.publish()).records_inserted, 2);
+    await append(store, "s1", [record("s1", 202)]);
+    await step("after another publisher", 0, 1);
+    await append(store, "s1", [record("s1", 203)]);
+    await step("and then the fast path again", 1, 1);
+
+    // A publish that fails mid-way drops the cache: its retry diffs in full.
+    let fail = true;
+    const f = createPublisher({
+      db,
+      store,
+      machine: "a",
+      binaryVersion: "t",
+      afterStage: () => {
+        if (fail) {
+          fail = false;
+          throw new Error("injected");
+        }
+      },
+    });
+    assert.equal((await f.publish()).records_inserted, 0, "f starts in step with p");
+    await append(store, "s1", [record("s1", 204)]);
+    await assert.rejects(f.publish(), /injected/);
+    const rf = await f.publish();
+    assert.deepEqual([rf.sessions_appended, rf.records_inserted], [0, 1]);
+    await assertMirror(db.sql, "a", store);
   });
 });

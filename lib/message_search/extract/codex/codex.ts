@@ -1,5 +1,5 @@
 /**
- * The OpenAI Codex extractor (formats.md §1): one unit per thread (`codex:<thread-id>`),
+ * The OpenAI Codex extractor (its format: FORMAT.md beside this file): one unit per thread (`codex:<thread-id>`),
  * read from its single rollout, plain `.jsonl` or immutable `.jsonl.zst`. Discovery is in
  * codex_discover.ts, reading in codex_source.ts, line rules in codex_lines.ts; this file
  * plugs into the shared entry flow (framework/entry_flow.ts: classify, gone/unchanged,

@@ -1,7 +1,7 @@
 /**
  * Qwen Code discovery: one session file = one unit, keyed `qwen:<sessionId>`.
  *
- * On-disk facts (formats-more.md §2.1, [src] `config/storage.ts` `getRuntimeBaseDir`,
+ * On-disk facts (FORMAT.md §1, [src] `config/storage.ts` `getRuntimeBaseDir`,
  * `getProjectDir`; `sessionService.ts` `SESSION_FILE_PATTERN`): sessions live at
  * `<runtimeBase>/projects/<sanitizeCwd(projectRoot)>/chats/<sessionId>.jsonl`, where the
  * runtime base is `$QWEN_RUNTIME_DIR`, else `$QWEN_HOME`, else `~/.qwen` (the wiring

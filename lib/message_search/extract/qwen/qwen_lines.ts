@@ -1,7 +1,7 @@
 /**
  * Qwen Code transcript lines → typed facts, and the prose rules. Pure: no I/O.
  *
- * On-disk facts (formats-more.md §2.2–2.3, [src] QwenLM/qwen-code
+ * On-disk facts (FORMAT.md §2–3, [src] QwenLM/qwen-code
  * `services/chatRecordingService.ts` `ChatRecord`, `UserPromptRecordPayload`): every
  * line is one ChatRecord `{uuid, parentUuid, sessionId, timestamp, type, subtype?, cwd,
  * version, gitBranch?, message?: {role, parts[]}, systemPayload?, provenance?,

@@ -2,7 +2,7 @@
  * Qwen Code's uuid tree → records + supersession marks, as a full pass or an exact append.
  * Pure: no I/O.
  *
- * Tree rules (formats-more.md §2.4, [src] `reconstructHistory`, `rewindRecording`): the
+ * Tree rules (FORMAT.md §4, [src] `reconstructHistory`, `rewindRecording`): the
  * active conversation is the parentUuid chain from the leaf back to a root. Qwen takes the
  * last record of the file as the leaf; we take the last LEAF-ELIGIBLE one (a non-sidechain
  * user / assistant / tool_result record or a `system/rewind` marker), because metadata
