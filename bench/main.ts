@@ -155,6 +155,7 @@ if (flag("only", "") === "steady") {
 const baseline = await phase("baseline");
 const backfill = await phase("backfill");
 const sources = await phase("sources");
+const stages = await phase("stages");
 await Deno.mkdir(home, { recursive: true });
 log("bench: daemon backfill (intendant serve --locked on an empty store)…");
 const daemonFill = await daemonBackfill(corpus, home, log);
@@ -183,6 +184,7 @@ const results = {
   baseline,
   backfill,
   sources,
+  stages,
   serve,
   daemonBackfill: daemonFill,
   daemon,

@@ -99,6 +99,23 @@ export function renderTable(r: R): string {
       "–",
     ]);
   }
+  if (r.stages) {
+    // The work a backfill has to do, in one thread: on 2 cores it cannot take less than
+    // half of it, which bounds the backfill's ratio before any pool or publish cost.
+    const st = r.stages;
+    const work = st.extractMs + st.encodeMs;
+    const p = st.encodeParts;
+    rows.push([
+      "backfill work in one thread (extract + encode)",
+      `${ms(work)}: extract ${ms(st.extractMs)} · encode ${ms(st.encodeMs)} (terms ${
+        ms(p.terms)
+      } · bloom ${ms(p.bloom)} · summary ${ms(p.summary)} · fold ${ms(p.fold)})`,
+      `bare parse ${ms(b.parseMs)}`,
+      `${n(work / b.parseMs, 2)}× the bare work; best on 2 cores ${ratio(2 * b.parseMs, work)}`,
+      "–",
+      "–",
+    ]);
+  }
   const onDisk = df.storeBytesOnDisk;
   rows.push([
     "store bytes on disk after the backfill",
