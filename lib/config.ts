@@ -30,6 +30,8 @@ export const ENV_MESSAGE_SEARCH_WINDOW_DAYS = "INTENDANT_MESSAGE_SEARCH_WINDOW_D
 export const ENV_INDEX_WORKERS = "INTENDANT_INDEX_WORKERS";
 /** Dashboard port. @default 8765 */
 export const ENV_PORT = "INTENDANT_PORT";
+/** The transcript vault (lib/vault): "off" stops keeping copies. @default on */
+export const ENV_VAULT = "INTENDANT_VAULT";
 export const ENV_CODEX_HOME = "CODEX_HOME";
 export const ENV_CLAUDE_CONFIG_DIR = "CLAUDE_CONFIG_DIR";
 export const ENV_KIMI_CODE_HOME = "KIMI_CODE_HOME";
@@ -84,6 +86,7 @@ export const ENV_VARS_READ: readonly string[] = [
   ENV_MESSAGE_SEARCH_WINDOW_DAYS,
   ENV_INDEX_WORKERS,
   ENV_PORT,
+  ENV_VAULT,
   ENV_CODEX_HOME,
   ENV_CLAUDE_CONFIG_DIR,
   ENV_KIMI_CODE_HOME,
@@ -160,6 +163,8 @@ export interface ResolvedConfig {
     /** Extraction workers; null = one per core (decided where the pool is made). */
     workers: number | null;
   };
+  /** The transcript vault: `<state-root>/vault`, on unless INTENDANT_VAULT=off. */
+  vault: { enabled: boolean; dir: string };
   agentHomes: { codex: AgentHome; claude: AgentHome; kimi: AgentHome; pi: AgentHome };
   /** Every external source's homes, keyed by source id, in the rules' order. */
   sourceHomes: Record<HomeSource, SourceHomes>;
@@ -237,6 +242,7 @@ export function resolveConfig(
       windowDays: parseWindowDays(env[ENV_MESSAGE_SEARCH_WINDOW_DAYS]),
       workers: parseWorkers(env[ENV_INDEX_WORKERS]),
     },
+    vault: { enabled: parseVaultSwitch(env[ENV_VAULT]), dir: join(stateRoot, "vault") },
     // The original four by their historical keys (the same objects as in sourceHomes).
     agentHomes: {
       codex: main("codex"),
@@ -394,6 +400,17 @@ export function parseWindowDays(value: string | undefined): number | null {
     );
   }
   return n;
+}
+
+/**
+ * INTENDANT_VAULT: unset, on/yes/true/1 keep the vault on; off/no/false/0 turn it off.
+ * Anything else is refused: a typo must not silently stop keeping history.
+ */
+export function parseVaultSwitch(value: string | undefined): boolean {
+  const v = nonEmpty(value)?.toLowerCase();
+  if (v === undefined || ["on", "yes", "true", "1"].includes(v)) return true;
+  if (["off", "no", "false", "0"].includes(v)) return false;
+  throw new RangeError(`Invalid ${ENV_VAULT} "${value}": expected "on" or "off"`);
 }
 
 /** Most extraction workers accepted (a typo like 1000 must not start a thousand isolates). */

@@ -25,6 +25,7 @@ import { stringifyTerminalSafe, terminalSafe } from "../text/mod.ts";
 import { createPublisher, type PublishReport } from "../team/mod.ts";
 import { openTeam } from "./team_config.ts";
 import { VERSION } from "./mod.ts";
+import { keeperOf, type KeepReport, listenerOf } from "../vault/mod.ts";
 
 export const indexCommand: Command = {
   name: "index",
@@ -35,9 +36,14 @@ export const indexCommand: Command = {
     const cfg = resolveConfig(io.env, { cwd: io.cwd, team: stringFlag(args, "team") });
     const progress = progressLine(io.stderr, { isTty: io.isTty });
     // The lexicon is built at the end of the sweep (exact searches then skip what cannot match).
+    // The vault keeps every listed transcript (lib/vault); this command waits for it.
+    const keeper = keeperOf(cfg, {
+      logger: (l) => io.stderr(`intendant: ${terminalSafe(l)}\n`),
+    });
     const { store, indexer } = await createMessageIndex(cfg, {
       onProgress: progress.onProgress,
       lexicon: true,
+      onListed: listenerOf(keeper),
     });
     const { quarantined } = await indexer.startup();
     // Trash entries past their keep time go with the rest of the startup maintenance; a
@@ -49,6 +55,11 @@ export const indexCommand: Command = {
     const report = await indexer.sweep();
     await indexer.settled();
     progress.done();
+    const vaulting = statusLine(io.stderr, { isTty: io.isTty });
+    if (keeper) vaulting.update("keeping transcripts in the vault…");
+    await keeper?.settled();
+    vaulting.done();
+    const vault = keeper?.last ?? null;
     const coverage = indexerCoverage(await store.readManifest(), {
       indexer,
       windowDays: cfg.messageSearch.windowDays,
@@ -59,6 +70,7 @@ export const indexCommand: Command = {
     const json = boolFlag(args, "json");
     if (!json) {
       io.stdout(formatCoverage(coverage, report, cfg.messageSearch.storeRoot, { rederived }));
+      io.stdout(vaultLine(vault, cfg.vault.enabled));
     }
     let team: { machine: string; database: string; report: PublishReport } | null = null;
     if (cfg.team.url !== null) {
@@ -82,11 +94,28 @@ export const indexCommand: Command = {
       }
     }
     if (json) {
-      io.stdout(stringifyTerminalSafe({ report, coverage, rederived, team }) + "\n");
+      io.stdout(stringifyTerminalSafe({ report, coverage, rederived, team, vault }) + "\n");
     }
     return EXIT_OK;
   },
 };
+
+/** One line on what this run's keep did (or that the vault is off). */
+function vaultLine(r: KeepReport | null, enabled: boolean): string {
+  if (!enabled) return "vault: off (INTENDANT_VAULT=off): deleted transcripts are not kept\n";
+  if (!r) return "vault: nothing to keep\n";
+  const kb = (n: number) => `${(n / 1024).toFixed(n < 10240 ? 1 : 0)} KiB`;
+  const parts = [
+    r.new ? `${r.new} new` : "",
+    r.appended ? `${r.appended} appended` : "",
+    r.rewritten ? `${r.rewritten} rewritten (old versions kept)` : "",
+    r.gone ? `${r.gone} gone from their agent (kept here)` : "",
+  ].filter(Boolean);
+  const errs = r.errors.length ? `; ${r.errors.length} not kept (see above)` : "";
+  return `vault: ${parts.length ? parts.join(", ") : "no change"} in ${r.sessions} sessions, ${
+    kb(r.bytesWritten)
+  } written${errs}; \`intendant vault status\` for the totals\n`;
+}
 
 /** One line on what the publish did. */
 function formatPublish(t: { machine: string; database: string; report: PublishReport }): string {

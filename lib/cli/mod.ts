@@ -14,6 +14,7 @@ import { indexCommand } from "./cmd_index.ts";
 import { deleteCommand } from "./cmd_delete.ts";
 import { trashCommand } from "./cmd_trash.ts";
 import { restoreCommand } from "./cmd_restore.ts";
+import { vaultCommand } from "./cmd_vault.ts";
 import { serveCommand } from "./cmd_serve.ts";
 import { urlCommand } from "./cmd_url.ts";
 import { tokenCommand } from "./cmd_token.ts";
@@ -46,6 +47,7 @@ export const COMMANDS: readonly Command[] = [
   deleteCommand,
   trashCommand,
   restoreCommand,
+  vaultCommand,
 ];
 
 function helpText(): string {

@@ -11,6 +11,8 @@ export type { AppendDurableOptions } from "./append_durable.ts";
 export { appendDurable } from "./append_durable.ts";
 export type { AtomicWriteOptions, OrphanCleanupOptions } from "./atomic_write.ts";
 export { isPidAlive, parseTempName, removeOrphanTemps, writeFileAtomic } from "./atomic_write.ts";
+export type { NoClobberOptions } from "./no_clobber_write.ts";
+export { writeFileNoClobber } from "./no_clobber_write.ts";
 export type { LineSpan, SplitResult } from "./lines.ts";
 export { lineText, parseJsonLines, splitCompleteLines } from "./lines.ts";
 export type { CreateNewOptions, OpenRegularOptions } from "./safe_create.ts";

@@ -127,6 +127,14 @@ export interface IndexerOptions {
    * @default defaultPoolSize() (one per core)
    */
   workers?: number;
+  /**
+   * Told, after each sweep, which units it listed — every unit of a full sweep (those
+   * older than the window and those that publish nothing too), the ones a scoped sweep's
+   * changes touched — and the keys it found gone. Tombstoned units (deleted by the user
+   * through Intendant) are left out. The vault's Keeper (lib/vault) listens here; it must
+   * return at once (it queues its work).
+   */
+  onListed?: (l: { units: readonly SessionUnit[]; gone: readonly string[] }) => void;
   /** Routing, window and liveness knobs of the pool (pool/unit_router.ts, extract_pool.ts). */
   pool?: {
     minUnitBytes?: number;
@@ -189,8 +197,8 @@ export interface SweepScope {
 }
 
 type ResolvedIndexerOptions =
-  & Required<Omit<IndexerOptions, "onProgress" | "logger" | "staging" | "pool">>
-  & Pick<IndexerOptions, "onProgress" | "logger" | "staging" | "pool">;
+  & Required<Omit<IndexerOptions, "onProgress" | "logger" | "staging" | "pool" | "onListed">>
+  & Pick<IndexerOptions, "onProgress" | "logger" | "staging" | "pool" | "onListed">;
 
 /** What consuming one window item needs (the item's work yields {@link Extracted}). */
 type Pending =
@@ -431,6 +439,8 @@ export class Indexer {
     const extractors = scope ? all.filter((ex) => scope.sources.has(ex.source)) : all;
     const started = this.#o.now();
     const discovered: SessionUnit[] = [];
+    const listed: SessionUnit[] = [];
+    const goneKeys: string[] = [];
     const manifest = await store.readManifest();
     const sources: Record<string, SourceSweep> = {};
     const batches = new PublishBatches({
@@ -530,6 +540,7 @@ export class Indexer {
             s.unchanged++;
             continue;
           }
+          listed.push(unit);
           let plan: UnitPlan | null;
           try {
             plan = await this.#planUnit(unit, entry, s);
@@ -564,6 +575,7 @@ export class Indexer {
             base: entry.generations,
           };
           await window.push(end, { kind: "update", update });
+          goneKeys.push(key);
           s.gone++;
         }
       }
@@ -592,6 +604,7 @@ export class Indexer {
     };
     this.#lastReport = report;
     this.#lastDoneAt = this.#o.now();
+    this.#o.onListed?.({ units: listed, gone: goneKeys });
     return report;
   }
 

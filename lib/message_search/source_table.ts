@@ -39,6 +39,11 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     resume: (f, q) => `intendant run --resume ${q(f.sessionId)} "…"`,
     home: null,
     transcriptSubdirs: [],
+    keep: {
+      kind: "state_root",
+      restore:
+        "its sessions live in the state root already (`intendant trash` and `intendant restore` bring a deleted one back)",
+    },
   },
   codex: {
     id: "codex",
@@ -47,6 +52,11 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     resume: (f, q) => `codex resume ${q(f.sessionId)}`,
     home: H.codex,
     transcriptSubdirs: ["sessions", "archived_sessions"],
+    keep: {
+      kind: "files",
+      restore:
+        "the rollout returns to its dated folder under sessions/; Codex builds that keep a thread index (state_5.sqlite, table threads) list only rollouts that have a row there, and Intendant never writes that database: a restored rollout whose row was deleted is on disk and searchable, but such a build may not list it in `codex resume`",
+    },
   },
   "claude-code": {
     id: "claude-code",
@@ -55,6 +65,11 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     resume: (f, q) => `${cdOf(f, q)}claude --resume ${q(f.sessionId)}`,
     home: H["claude-code"],
     transcriptSubdirs: ["projects"],
+    keep: {
+      kind: "files",
+      restore:
+        "the transcript returns to projects/<encoded project directory>/<id>.jsonl, its subagent files beside it; `claude --resume <id>` run in the project lists it again",
+    },
   },
   kimi: {
     id: "kimi",
@@ -63,6 +78,10 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     resume: (f, q) => `${cdOf(f, q)}kimi --session ${q(f.sessionId)}`,
     home: H.kimi,
     transcriptSubdirs: ["sessions"],
+    keep: {
+      kind: "files",
+      restore: "the wire file returns to its session folder, the bucket of its working directory",
+    },
   },
   pi: {
     id: "pi",
@@ -75,6 +94,10 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     },
     home: H.pi,
     transcriptSubdirs: ["sessions"],
+    keep: {
+      kind: "files",
+      restore: "the session file returns to its place; `pi --session <file>` opens it",
+    },
   },
   gemini: {
     id: "gemini",
@@ -85,6 +108,10 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     // GEMINI_CLI_HOME replaces $HOME (formats-more §1.1): the agent home is `<it>/.gemini`.
     home: H.gemini,
     transcriptSubdirs: ["tmp"],
+    keep: {
+      kind: "files",
+      restore: "the session file returns to its project folder under tmp/",
+    },
   },
   qwen: {
     id: "qwen",
@@ -93,6 +120,10 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     resume: (f, q) => `${cdOf(f, q)}qwen --resume ${q(f.sessionId)}`,
     home: H.qwen,
     transcriptSubdirs: ["projects"],
+    keep: {
+      kind: "files",
+      restore: "the session file returns to its project folder",
+    },
   },
   copilot: {
     id: "copilot",
@@ -101,6 +132,10 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     resume: (f, q) => `copilot --resume ${q(f.sessionId)}`,
     home: H.copilot,
     transcriptSubdirs: ["session-state"],
+    keep: {
+      kind: "files",
+      restore: "the events file returns to its session-state folder",
+    },
   },
   cursor: {
     id: "cursor",
@@ -110,6 +145,11 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     resume: (f, q) => `${cdOf(f, q)}cursor-agent --resume ${q(f.sessionId)}`,
     home: H.cursor,
     transcriptSubdirs: ["projects", "chats"],
+    keep: {
+      kind: "files",
+      restore:
+        "the transcript returns to its project folder (the chats/ store databases are not kept)",
+    },
   },
   droid: {
     id: "droid",
@@ -119,6 +159,10 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     // No environment override is known (formats-more §5.1): HOME alone moves it.
     home: H.droid,
     transcriptSubdirs: ["sessions", "projects"],
+    keep: {
+      kind: "files",
+      restore: "the session file returns to its folder",
+    },
   },
   opencode: {
     id: "opencode",
@@ -127,6 +171,11 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     resume: (f, q) => `${cdOf(f, q)}opencode --session ${q(f.sessionId)}`,
     home: H.opencode,
     transcriptSubdirs: ["storage"],
+    keep: {
+      kind: "database",
+      restore:
+        "sessions are rows of opencode.db: not kept yet (a database cannot be restored file by file)",
+    },
   },
   goose: {
     id: "goose",
@@ -135,6 +184,11 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     resume: (f, q) => `goose session --resume --session-id ${q(f.sessionId)}`,
     home: H.goose,
     transcriptSubdirs: ["sessions"],
+    keep: {
+      kind: "database",
+      restore:
+        "sessions are rows of sessions.db: not kept yet (a database cannot be restored file by file)",
+    },
   },
 };
 

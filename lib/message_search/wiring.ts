@@ -11,7 +11,7 @@
  */
 import type { ResolvedConfig } from "../config.ts";
 import { openStore, type Store } from "./store/mod.ts";
-import { Indexer, type SweepProgress } from "./indexer.ts";
+import { Indexer, type IndexerOptions, type SweepProgress } from "./indexer.ts";
 import {
   buildExtractors,
   PARSER_VERSION,
@@ -44,6 +44,8 @@ export interface MessageIndexOptions {
   workers?: number;
   /** Keep lexicon.pack current after sweeps (IndexerOptions.lexicon: the daemon). */
   lexicon?: boolean;
+  /** Told what each sweep listed (IndexerOptions.onListed: the vault's Keeper). */
+  onListed?: IndexerOptions["onListed"];
 }
 
 /** Opens the store and wires the indexer for `cfg`. */
@@ -70,6 +72,7 @@ export async function createMessageIndex(
     logger: o.logger,
     onProgress: o.onProgress,
     lexicon: o.lexicon,
+    onListed: o.onListed,
     // One per core unless configured; the pool itself falls back to this thread where
     // workers cannot start (pool/extract_pool.ts).
     workers: o.workers ?? cfg.messageSearch.workers ?? undefined,

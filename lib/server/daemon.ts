@@ -21,6 +21,7 @@
  * removed at the next start once a connect to it is refused). Nothing but the front can
  * reach that server: no second TCP port exists to bypass it.
  */
+import { keeperOf, listenerOf } from "../vault/mod.ts";
 import { dirname } from "node:path";
 import type { ResolvedConfig } from "../config.ts";
 import { ensurePrivateDirSync, removeIfExists, writeFileAtomic } from "../durable/mod.ts";
@@ -211,9 +212,12 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
     );
   }
   const progress = createProgressTracker();
+  // The vault keeps what the sweeps list, in the background (lib/vault keeper.ts).
+  const keeper = keeperOf(cfg, { logger: o.logger });
   const { store, indexer, watchTargets } = await createMessageIndex(cfg, {
     logger: o.logger,
     lexicon: true,
+    onListed: listenerOf(keeper),
     onProgress: (p) => {
       progress.update(p);
       o.onProgress?.(p);
@@ -367,6 +371,7 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
       await removeIfExists(socketPath);
       await freshness.stop();
       await indexer.stop();
+      await keeper?.stop();
       // After the indexer: its last publish is not cut off mid-batch (a cut batch rolls back
       // and the next start publishes it again; nothing is lost either way).
       await team?.stop();

@@ -166,4 +166,13 @@ export interface SourceRow {
    * what a lease stages. Empty for the native source.
    */
   transcriptSubdirs: string[];
+  /**
+   * How the vault (lib/vault) keeps this source's sessions: "files" — its transcript
+   * files, byte for byte, restorable to their place; "state_root" — they already live in
+   * Intendant's state root; "database" — rows of a shared SQLite database, which cannot be
+   * restored file by file (not kept yet: an export of the session's rows is planned).
+   * `restore` says, for the README and `intendant vault status`, what a restore gives the
+   * agent back.
+   */
+  keep: { kind: "files" | "state_root" | "database"; restore: string };
 }

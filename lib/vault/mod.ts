@@ -1,0 +1,18 @@
+/**
+ * The transcript vault (issue 29): compressed, content-addressed copies of the agents'
+ * transcripts under `<state-root>/vault/`, kept on first sight and on every change, so
+ * history outlives the agents' own cleanup and can be written back where the agent reads
+ * it. The only public door of lib/vault/.
+ */
+export { Vault } from "./vault.ts";
+export type { CatalogList, KeepReport, KeepUnit, VaultOptions } from "./vault.ts";
+export { Keeper } from "./keeper.ts";
+export type { KeeperOptions } from "./keeper.ts";
+export { goneAt, latest, sessionGone } from "./catalog.ts";
+export type { Catalog, Chunk, KeptFile, Version } from "./catalog.ts";
+export { restoreSession, restoreTargets } from "./restore.ts";
+export type { RestoredFile, RestoreOptions } from "./restore.ts";
+export { vaultStatus } from "./status.ts";
+export type { VaultFigures, VaultStatus } from "./status.ts";
+export { DamagedObjectError } from "./objects.ts";
+export { keeperOf, listenerOf, vaultKeeps } from "./keeper_of.ts";

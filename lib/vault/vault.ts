@@ -1,0 +1,371 @@
+/**
+ * The vault: a compressed, content-addressed copy of every external transcript the index
+ * sees, kept after its agent deletes it (issue 29). One Vault per state root; the
+ * indexer's sweeps feed it the units they list (Keeper, keeper.ts), so a session is kept
+ * on first sight — older than the index window too — and on every change after that
+ * (keep.ts: a tail for an append, a new version for a rewrite).
+ *
+ * Invariants:
+ *  - one writer: the vault is written only by the process holding the index's writer
+ *    lock (the daemon, `intendant index`), one keep at a time (Keeper serializes);
+ *  - a catalog names only objects written before it (objects.ts, layout.ts), and is
+ *    replaced whole: a kill at any point leaves the old catalog or the new one, plus at
+ *    most some objects no catalog names (removed by collect());
+ *  - nothing kept is removed by a keep: a rewrite adds a version, a missing file is
+ *    marked gone. A damaged catalog is moved aside (`<name>.damaged-<ms>`), never
+ *    overwritten, and its session starts a new catalog;
+ *  - every source file is read through the contained reader (hard links allowed, as for
+ *    every external transcript: their twins are real), never following a symlink.
+ */
+import { join } from "node:path";
+import { type Fs, openContained, realFs, statOrNull, writeFileAtomic } from "../durable/mod.ts";
+import { AmbiguousPrefixError, NotFoundError } from "../errors.ts";
+import {
+  type Catalog,
+  type Chunk,
+  type KeptFile,
+  latest,
+  newCatalog,
+  parseCatalog,
+  type Version,
+} from "./catalog.ts";
+import { keepFile } from "./keep.ts";
+import {
+  CATALOG_MAX_BYTES,
+  catalogPath,
+  CHUNK_MAX_BYTES,
+  FILE_MODE,
+  OBJECTS_DIR,
+  REPACK_AFTER_CHUNKS,
+  SESSIONS_DIR,
+} from "./layout.ts";
+import { ObjectStore } from "./objects.ts";
+
+/** One session as a sweep listed it: what the vault keeps. */
+export interface KeepUnit {
+  key: string;
+  source: string;
+  sessionId: string;
+  files: readonly { path: string; role: string }[];
+}
+
+/** What one keep() did. */
+export interface KeepReport {
+  sessions: number;
+  /** Files kept for the first time, appended to, rewritten (a new version), unchanged. */
+  new: number;
+  appended: number;
+  rewritten: number;
+  same: number;
+  /** Files found missing from their place this keep (marked gone). */
+  gone: number;
+  /** Compressed bytes written (new objects only). */
+  bytesWritten: number;
+  /** One line per file or catalog that could not be kept (the rest still were). */
+  errors: string[];
+}
+
+/** Options for {@link Vault}. */
+export interface VaultOptions {
+  /** The vault directory (`<state-root>/vault`: ResolvedConfig.vault.dir). */
+  dir: string;
+  fs?: Fs;
+  now?: () => number;
+}
+
+/** A listed catalog, or why one could not be read. */
+export interface CatalogList {
+  catalogs: Catalog[];
+  /** Catalog files that failed their checks (left in place, named). */
+  damaged: string[];
+}
+
+/** See the module header. */
+export class Vault {
+  readonly dir: string;
+  readonly #fs: Fs;
+  readonly #now: () => number;
+  readonly objects: ObjectStore;
+
+  constructor(o: VaultOptions) {
+    this.dir = o.dir;
+    this.#fs = o.fs ?? realFs;
+    this.#now = o.now ?? Date.now;
+    this.objects = new ObjectStore({ fs: this.#fs, vault: this.dir });
+  }
+
+  /**
+   * Keeps every unit (see the header); one unit's failure never stops the others.
+   * `stop` is asked between units (a daemon shutting down): the rest wait for the next
+   * keep, and nothing half-kept is left (each unit is kept whole or not at all).
+   */
+  async keep(units: readonly KeepUnit[], o: { stop?: () => boolean } = {}): Promise<KeepReport> {
+    const r: KeepReport = {
+      sessions: 0,
+      new: 0,
+      appended: 0,
+      rewritten: 0,
+      same: 0,
+      gone: 0,
+      bytesWritten: 0,
+      errors: [],
+    };
+    const before = this.objects.written;
+    for (const u of units) {
+      if (o.stop?.()) break;
+      try {
+        await this.#keepUnit(u, r);
+        r.sessions++;
+      } catch (err) {
+        r.errors.push(`${u.key}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    }
+    r.bytesWritten = this.objects.written - before;
+    return r;
+  }
+
+  /** Marks every file of the sessions `keys` gone (their agent deleted them). */
+  async markGone(keys: readonly string[]): Promise<number> {
+    let marked = 0;
+    for (const key of keys) {
+      const c = await this.read(key);
+      if (!c) continue;
+      const now = this.#now();
+      let changed = false;
+      for (const f of c.files) {
+        if (f.gone_ms === null && !(await this.#exists(f.path))) {
+          f.gone_ms = now;
+          changed = true;
+        }
+      }
+      if (changed) {
+        await this.#write(c);
+        marked++;
+      }
+    }
+    return marked;
+  }
+
+  /** The catalog of session `key`, or null when the vault holds none. */
+  async read(key: string): Promise<Catalog | null> {
+    const path = catalogPath(this.dir, key);
+    let text: string;
+    try {
+      text = new TextDecoder().decode(
+        (await this.#fs.readFileCapped(path, CATALOG_MAX_BYTES)).bytes,
+      );
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return null;
+      throw err;
+    }
+    const c = parseCatalog(text);
+    if (c.key !== key) throw new TypeError(`Damaged vault catalog: it names "${c.key}"`);
+    return c;
+  }
+
+  /** Every catalog in the vault (damaged ones named apart). */
+  async list(): Promise<CatalogList> {
+    const dir = join(this.dir, SESSIONS_DIR);
+    const out: CatalogList = { catalogs: [], damaged: [] };
+    let names: string[];
+    try {
+      names = (await this.#fs.readDir(dir)).filter((e) => e.isFile && e.name.endsWith(".json"))
+        .map((e) => e.name).sort();
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return out;
+      throw err;
+    }
+    for (const name of names) {
+      try {
+        const { bytes } = await this.#fs.readFileCapped(join(dir, name), CATALOG_MAX_BYTES);
+        out.catalogs.push(parseCatalog(new TextDecoder().decode(bytes)));
+      } catch (err) {
+        if (err instanceof Deno.errors.NotFound) continue; // replaced while listed
+        out.damaged.push(`${join(dir, name)}: ${err instanceof Error ? err.message : err}`);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The one session `query` names: a session key (`claude-code:…`), a session id, or a
+   * unique prefix of either. NotFoundError / AmbiguousPrefixError otherwise.
+   */
+  async find(query: string): Promise<Catalog> {
+    const { catalogs } = await this.list();
+    const exact = catalogs.filter((c) => c.key === query || c.session_id === query);
+    if (exact.length === 1) return exact[0]!;
+    const hits = exact.length > 1
+      ? exact
+      : catalogs.filter((c) => c.key.startsWith(query) || c.session_id.startsWith(query));
+    if (hits.length === 1) return hits[0]!;
+    if (hits.length === 0) {
+      throw new NotFoundError(`No session in the vault matches "${query}"`);
+    }
+    throw new AmbiguousPrefixError(query, hits.map((c) => c.key));
+  }
+
+  /** The bytes of `v`, chunk by chunk, each verified against its name. */
+  async *bytesOf(v: Version): AsyncGenerator<Uint8Array> {
+    for (const c of v.chunks) yield await this.objects.get(c);
+  }
+
+  /**
+   * Removes objects no catalog names (a keep cut off between its object writes and its
+   * catalog write, a re-packed version's old chunks). Returns the bytes freed. Only an
+   * object older than `graceMs` goes: a keep in flight in this process has written its
+   * objects moments before its catalog.
+   */
+  async collect(graceMs = 60_000): Promise<{ objects: number; bytes: number }> {
+    const { catalogs, damaged } = await this.list();
+    // A damaged catalog may name objects we cannot see: collect nothing rather than guess.
+    if (damaged.length > 0) return { objects: 0, bytes: 0 };
+    const named = new Set<string>();
+    for (const c of catalogs) {
+      for (const f of c.files) for (const v of f.versions) for (const k of v.chunks) named.add(k.o);
+    }
+    const root = join(this.dir, OBJECTS_DIR);
+    let objects = 0;
+    let bytes = 0;
+    // Object mtimes are the wall clock's, whatever clock the catalogs are stamped with.
+    const now = Date.now();
+    let fans: string[];
+    try {
+      fans = (await this.#fs.readDir(root)).filter((e) => e.isDirectory).map((e) => e.name);
+    } catch (err) {
+      if (err instanceof Deno.errors.NotFound) return { objects, bytes };
+      throw err;
+    }
+    for (const fan of fans) {
+      for (const e of await this.#fs.readDir(join(root, fan))) {
+        const hash = e.name.split(".")[0]!;
+        if (!e.isFile || named.has(hash)) continue;
+        const path = join(root, fan, e.name);
+        const st = await statOrNull(this.#fs, path);
+        if (!st || (st.mtimeMs ?? 0) > now - graceMs) continue;
+        await this.#fs.remove(path);
+        objects++;
+        bytes += st.size;
+      }
+    }
+    return { objects, bytes };
+  }
+
+  async #keepUnit(u: KeepUnit, r: KeepReport): Promise<void> {
+    const now = this.#now();
+    let c: Catalog | null;
+    try {
+      c = await this.read(u.key);
+    } catch (err) {
+      if (!(err instanceof TypeError || err instanceof SyntaxError)) throw err;
+      await this.#setAside(u.key, now);
+      c = null;
+      r.errors.push(`${u.key}: its catalog was damaged and was set aside; a new one starts`);
+    }
+    const catalog = c ?? newCatalog({ key: u.key, source: u.source, sessionId: u.sessionId, now });
+    let changed = false;
+    for (const file of u.files) {
+      const kept = catalog.files.find((f) => f.path === file.path) ?? null;
+      const opened = await openContained(file.path, { hardlinks: "allow" });
+      if (!opened.ok) {
+        if (opened.reason === "missing" && kept && kept.gone_ms === null) {
+          kept.gone_ms = now;
+          changed = true;
+          r.gone++;
+        } else if (opened.reason !== "missing") {
+          r.errors.push(`${u.key}: ${file.path} not kept (${opened.reason})`);
+        }
+        continue;
+      }
+      const h = opened.file;
+      try {
+        const out = await keepFile({
+          objects: this.objects,
+          file: { size: h.size, mtimeMs: h.mtimeMs, read: (o, n) => h.read(o, n) },
+          last: kept ? latest(kept) : null,
+          now,
+        });
+        if (kept?.gone_ms != null) {
+          kept.gone_ms = null; // back in its place (restored, or recreated)
+          changed = true;
+        }
+        if (out.version === null) {
+          r.same++;
+          continue;
+        }
+        let v = out.version;
+        if (v.chunks.length > REPACK_AFTER_CHUNKS) v = await this.#repack(v);
+        if (kept) {
+          if (out.replace) kept.versions[kept.versions.length - 1] = v;
+          else kept.versions.push(v);
+        } else {
+          const f: KeptFile = { path: file.path, role: file.role, versions: [v], gone_ms: null };
+          catalog.files.push(f);
+        }
+        changed = true;
+        if (out.kind === "new") r.new++;
+        else if (out.kind === "append") r.appended++;
+        else if (out.kind === "rewrite") r.rewritten++;
+        else r.same++;
+      } finally {
+        await h.close();
+      }
+    }
+    // A file kept before that discovery no longer lists (deleted by its agent, or the
+    // session's other copies are what it lists now): gone once it is missing.
+    for (const f of catalog.files) {
+      if (f.gone_ms !== null || u.files.some((x) => x.path === f.path)) continue;
+      if (!(await this.#exists(f.path))) {
+        f.gone_ms = now;
+        changed = true;
+        r.gone++;
+      }
+    }
+    if (!changed) return;
+    catalog.last_kept_ms = now;
+    await this.#write(catalog);
+  }
+
+  /** `v` with its chunks merged into as few as CHUNK_MAX_BYTES allows (same bytes). */
+  async #repack(v: Version): Promise<Version> {
+    const chunks: Chunk[] = [];
+    let buf: Uint8Array[] = [];
+    let len = 0;
+    const flush = async () => {
+      if (len === 0) return;
+      const all = new Uint8Array(len);
+      let at = 0;
+      for (const b of buf) {
+        all.set(b, at);
+        at += b.length;
+      }
+      chunks.push(await this.objects.put(all));
+      buf = [];
+      len = 0;
+    };
+    for (const c of v.chunks) {
+      if (len + c.n > CHUNK_MAX_BYTES) await flush();
+      buf.push(await this.objects.get(c));
+      len += c.n;
+    }
+    await flush();
+    return { ...v, chunks };
+  }
+
+  async #write(c: Catalog): Promise<void> {
+    const path = catalogPath(this.dir, c.key);
+    await this.objects.ensureDir(join(this.dir, SESSIONS_DIR));
+    await writeFileAtomic(path, JSON.stringify(c), { fs: this.#fs, mode: FILE_MODE });
+  }
+
+  async #setAside(key: string, now: number): Promise<void> {
+    const path = catalogPath(this.dir, key);
+    await this.#fs.rename(path, `${path}.damaged-${now}`);
+  }
+
+  async #exists(path: string): Promise<boolean> {
+    const opened = await openContained(path, { hardlinks: "allow" });
+    if (opened.ok) await opened.file.close();
+    return opened.ok || opened.reason !== "missing";
+  }
+}
