@@ -9,6 +9,7 @@
 import { join, resolve } from "node:path";
 import { type HomeRule, type HomeSource, SOURCE_HOME_RULES } from "./source_homes.ts";
 import { readContained } from "./durable/mod.ts";
+import { parseByteSize } from "./text/mod.ts";
 
 /** State root override; default `$HOME/.intendant`. */
 export const ENV_INTENDANT_HOME = "INTENDANT_HOME";
@@ -32,6 +33,14 @@ export const ENV_INDEX_WORKERS = "INTENDANT_INDEX_WORKERS";
 export const ENV_PORT = "INTENDANT_PORT";
 /** The transcript vault (lib/vault): "off" stops keeping copies. @default on */
 export const ENV_VAULT = "INTENDANT_VAULT";
+/**
+ * The vault's disk budget: compressed bytes of everything kept (`20G`, `512M`, bytes).
+ * Generous by default: a year of heavy use of several agents compresses to a few GiB
+ * (bench/RESULTS.md); the oldest superseded versions go first when it bites.
+ */
+export const ENV_VAULT_MAX_BYTES = "INTENDANT_VAULT_MAX_BYTES";
+/** @see ENV_VAULT_MAX_BYTES */
+export const DEFAULT_VAULT_MAX_BYTES = 20 * 1024 ** 3;
 export const ENV_CODEX_HOME = "CODEX_HOME";
 export const ENV_CLAUDE_CONFIG_DIR = "CLAUDE_CONFIG_DIR";
 export const ENV_KIMI_CODE_HOME = "KIMI_CODE_HOME";
@@ -87,6 +96,7 @@ export const ENV_VARS_READ: readonly string[] = [
   ENV_INDEX_WORKERS,
   ENV_PORT,
   ENV_VAULT,
+  ENV_VAULT_MAX_BYTES,
   ENV_CODEX_HOME,
   ENV_CLAUDE_CONFIG_DIR,
   ENV_KIMI_CODE_HOME,
@@ -164,7 +174,7 @@ export interface ResolvedConfig {
     workers: number | null;
   };
   /** The transcript vault: `<state-root>/vault`, on unless INTENDANT_VAULT=off. */
-  vault: { enabled: boolean; dir: string };
+  vault: { enabled: boolean; dir: string; maxBytes: number };
   agentHomes: { codex: AgentHome; claude: AgentHome; kimi: AgentHome; pi: AgentHome };
   /** Every external source's homes, keyed by source id, in the rules' order. */
   sourceHomes: Record<HomeSource, SourceHomes>;
@@ -242,7 +252,11 @@ export function resolveConfig(
       windowDays: parseWindowDays(env[ENV_MESSAGE_SEARCH_WINDOW_DAYS]),
       workers: parseWorkers(env[ENV_INDEX_WORKERS]),
     },
-    vault: { enabled: parseVaultSwitch(env[ENV_VAULT]), dir: join(stateRoot, "vault") },
+    vault: {
+      enabled: parseVaultSwitch(env[ENV_VAULT]),
+      dir: join(stateRoot, "vault"),
+      maxBytes: parseVaultMaxBytes(env[ENV_VAULT_MAX_BYTES]),
+    },
     // The original four by their historical keys (the same objects as in sourceHomes).
     agentHomes: {
       codex: main("codex"),
@@ -411,6 +425,17 @@ export function parseVaultSwitch(value: string | undefined): boolean {
   if (v === undefined || ["on", "yes", "true", "1"].includes(v)) return true;
   if (["off", "no", "false", "0"].includes(v)) return false;
   throw new RangeError(`Invalid ${ENV_VAULT} "${value}": expected "on" or "off"`);
+}
+
+/** INTENDANT_VAULT_MAX_BYTES: a byte size (lib/text parseByteSize), unset = the default. */
+export function parseVaultMaxBytes(value: string | undefined): number {
+  const v = nonEmpty(value);
+  if (!v) return DEFAULT_VAULT_MAX_BYTES;
+  try {
+    return parseByteSize(v);
+  } catch (err) {
+    throw new RangeError(`Invalid ${ENV_VAULT_MAX_BYTES}: ${(err as Error).message}`);
+  }
 }
 
 /** Most extraction workers accepted (a typo like 1000 must not start a thousand isolates). */

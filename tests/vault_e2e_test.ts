@@ -148,3 +148,45 @@ Deno.test("vault e2e: INTENDANT_VAULT=off keeps nothing and says so; a bad value
     assert.match(bad.stderr, /INTENDANT_VAULT/);
   });
 });
+
+Deno.test("vault e2e: the disk budget prunes what a deleted session left, says so, and status shows it", async () => {
+  await withTempDir(async (root) => {
+    const { homes, env } = await buildAllFixtures(root);
+    const first = await runIntendant(root, ["index", "--json"], { env });
+    assert.equal(first.code, 0, first.stderr);
+    const status = async (e: Record<string, string>) => {
+      const r = await runIntendant(root, ["vault", "status", "--json"], { env: e });
+      assert.equal(r.code, 0, r.stderr);
+      return JSON.parse(r.stdout);
+    };
+    const st0 = await status(env);
+    assert.equal(st0.budget.max_bytes, 20 * 1024 ** 3, "the documented default");
+    assert.equal(st0.budget.used_bytes, st0.total.bytes_kept);
+    assert.equal(st0.budget.last, null);
+
+    // Claude Code's cleanup deletes a session; then a budget just under what is kept.
+    const h = homes["claude-code"] as FixtureHome;
+    const unit = (await h.extractor().discover()).units[0]!;
+    for (const f of unit.files) await Deno.remove(f.path);
+    const tight = { ...env, INTENDANT_VAULT_MAX_BYTES: String(st0.total.bytes_kept - 1) };
+    const second = await runIntendant(root, ["index"], { env: tight });
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stderr, /vault: over its budget of .*pruned \d+ old version/);
+    const st1 = await status(tight);
+    assert.ok(st1.budget.last.versions >= 1, JSON.stringify(st1.budget));
+    assert.ok(st1.total.bytes_kept < st0.total.bytes_kept);
+    assert.ok(st1.total.bytes_kept <= st1.budget.max_bytes);
+    // Every other source's sessions are all still kept.
+    for (const s of FILE_SOURCES.filter((s) => s !== "claude-code")) {
+      assert.equal(st1.by_source[s]?.sessions, st0.by_source[s]?.sessions, s);
+    }
+    const human = await runIntendant(root, ["vault", "status"], { env: tight });
+    assert.match(human.stdout, /budget .* used \(\d+%\)/);
+    assert.match(human.stdout, /the budget last bit \d{4}-\d\d-\d\d: \d+ old version/);
+    const bad = await runIntendant(root, ["index"], {
+      env: { ...env, INTENDANT_VAULT_MAX_BYTES: "lots" },
+    });
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /INTENDANT_VAULT_MAX_BYTES/);
+  });
+});

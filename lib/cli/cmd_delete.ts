@@ -21,12 +21,12 @@ import {
   ShortPrefixError,
   TRASH_KEEP_DAYS,
 } from "../catalog/mod.ts";
-import { terminalSafe } from "../text/mod.ts";
+import { formatBytes, terminalSafe } from "../text/mod.ts";
 import { join } from "node:path";
 import { boolFlag, parseArgs } from "./parse_args.ts";
 import type { CliIo, Command } from "./io.ts";
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
-import { formatBytes, reportShortPrefix, sessionLabel, utcMinute } from "./cmd_trash.ts";
+import { reportShortPrefix, sessionLabel, utcMinute } from "./cmd_trash.ts";
 
 export const deleteCommand: Command = {
   name: "delete",

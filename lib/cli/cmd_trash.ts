@@ -14,7 +14,7 @@ import {
   TRASH_KEEP_DAYS,
   trashDirOf,
 } from "../catalog/mod.ts";
-import { stringifyTerminalSafe, terminalSafe } from "../text/mod.ts";
+import { formatBytes, stringifyTerminalSafe, terminalSafe } from "../text/mod.ts";
 import { boolFlag, parseArgs } from "./parse_args.ts";
 import type { CliIo, Command } from "./io.ts";
 import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
@@ -22,18 +22,6 @@ import { EXIT_OK, EXIT_USAGE } from "./exit_codes.ts";
 /** `YYYY-MM-DD HH:MM` in UTC, or "-". */
 export function utcMinute(ms: number | null): string {
   return ms === null ? "-" : new Date(ms).toISOString().slice(0, 16).replace("T", " ");
-}
-
-/** 1536 → "1.5 KiB". */
-export function formatBytes(n: number): string {
-  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
-  let v = n;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return u === 0 ? `${n} B` : `${v.toFixed(1)} ${units[u]}`;
 }
 
 /** A session's label for a terminal: its name, else its title, else "(untitled)". */

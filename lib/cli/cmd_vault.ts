@@ -20,7 +20,7 @@ import {
   SOURCE_TABLE,
 } from "../message_search/mod.ts";
 import { resumeCommand } from "../catalog/mod.ts";
-import { stringifyTerminalSafe, terminalSafe } from "../text/mod.ts";
+import { formatBytes, stringifyTerminalSafe, terminalSafe } from "../text/mod.ts";
 import { restoreSession, Vault, type VaultFigures, vaultStatus } from "../vault/mod.ts";
 import { boolFlag, parseArgs, stringFlag } from "./parse_args.ts";
 import type { CliIo, Command } from "./io.ts";
@@ -34,18 +34,6 @@ intendant vault restore SESSION [--to DIR] [--json]
             existing file), or under DIR with --to; SESSION is a session key, a session
             id, or a unique prefix of either`;
 
-function size(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ["KiB", "MiB", "GiB", "TiB"];
-  let v = n / 1024;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[u]}`;
-}
-
 function day(ms: number | null): string {
   return ms === null ? "-" : new Date(ms).toISOString().slice(0, 10);
 }
@@ -57,8 +45,8 @@ function row(name: string, f: VaultFigures): string[] {
     String(f.gone),
     String(f.files),
     String(f.versions),
-    size(f.bytes_kept),
-    size(f.bytes_original),
+    formatBytes(f.bytes_kept),
+    formatBytes(f.bytes_original),
     f.bytes_original ? `${(f.bytes_kept / f.bytes_original).toFixed(3)}×` : "-",
     day(f.oldest_kept_ms),
   ];
@@ -74,9 +62,12 @@ async function status(io: CliIo, json: boolean): Promise<number> {
   const vault = new Vault({ dir: cfg.vault.dir });
   const { catalogs, damaged } = await vault.list();
   const st = vaultStatus(catalogs, damaged);
+  const last = await vault.budget();
+  const budget = { max_bytes: cfg.vault.maxBytes, used_bytes: st.total.bytes_kept, last };
   if (json) {
     io.stdout(
-      stringifyTerminalSafe({ enabled: cfg.vault.enabled, dir: cfg.vault.dir, ...st }) + "\n",
+      stringifyTerminalSafe({ enabled: cfg.vault.enabled, dir: cfg.vault.dir, ...st, budget }) +
+        "\n",
     );
     return EXIT_OK;
   }
@@ -104,6 +95,20 @@ async function status(io: CliIo, json: boolean): Promise<number> {
     );
   } else {
     lines.push(table(rows));
+    const pct = Math.round((100 * budget.used_bytes) / budget.max_bytes);
+    lines.push(
+      `budget ${formatBytes(budget.max_bytes)} (INTENDANT_VAULT_MAX_BYTES): ${
+        formatBytes(budget.used_bytes)
+      } used (${pct}%)`,
+    );
+    if (last) {
+      lines.push(
+        `the budget last bit ${day(last.last_ms)}: ${last.versions} old version(s) pruned in all` +
+          ` (${last.gone_files} of deleted files, ${last.sessions} whole session(s), ${
+            formatBytes(last.bytes_freed)
+          } freed)${last.over ? "; only current copies are left, still over" : ""}`,
+      );
+    }
     lines.push("", "what a restore gives back:");
     for (const s of Object.keys(st.by_source)) {
       const r = SOURCE_TABLE[s as Source];
@@ -148,7 +153,7 @@ async function restore(
     return EXIT_OK;
   }
   for (const f of files) {
-    io.stdout(`restored ${terminalSafe(f.path)} (${size(f.bytes)})\n`);
+    io.stdout(`restored ${terminalSafe(f.path)} (${formatBytes(f.bytes)})\n`);
   }
   const note = SOURCE_TABLE[catalog.source as Source]?.keep.restore;
   if (!to) {

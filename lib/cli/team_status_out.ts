@@ -4,9 +4,8 @@
  * machine names, binary versions) goes through terminalSafe here, or stringifyTerminalSafe
  * for JSON, so a hostile row cannot drive the terminal.
  */
-import { formatBytes } from "./cmd_trash.ts";
 import type { TeamDb, TeamStatus, TeamUrl } from "../team/mod.ts";
-import { terminalSafe } from "../text/mod.ts";
+import { formatBytes, terminalSafe } from "../text/mod.ts";
 
 /** `3 s`, `5 min`, `2 h 10 min`, `4 d 3 h`. */
 export function formatAge(ms: number): string {

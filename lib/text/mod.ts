@@ -8,3 +8,4 @@ export { stripControls, terminalSafe } from "./control_chars.ts";
 export type { TerminalSafeOptions } from "./control_chars.ts";
 export { stringifyTerminalSafe } from "./terminal_json.ts";
 export { utf8Length } from "./utf8_length.ts";
+export { formatBytes, parseByteSize } from "./byte_size.ts";

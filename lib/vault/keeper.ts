@@ -8,14 +8,21 @@
  * stop() ends the work after the unit in hand.
  * Invariant: at most one keep in flight (the vault has one writer); a failed keep is
  * reported through `logger` and in `last`, and the next offer runs normally.
+ * The disk budget is enforced between keeps, in the same queue (so a prune never races
+ * a keep): the first keep of a process measures the vault, later ones add what they
+ * wrote to that figure and prune only when it passes the budget — a daemon does not
+ * re-read every catalog after every append.
  */
-import type { KeepReport, KeepUnit, Vault } from "./vault.ts";
+import { formatBytes } from "../text/mod.ts";
+import type { KeepReport, KeepUnit, PruneReport, Vault } from "./vault.ts";
 
 /** Options for {@link Keeper}. */
 export interface KeeperOptions {
   vault: Vault;
   /** Which sources are kept (the source table's keep rule: files only). */
   keeps: (source: string) => boolean;
+  /** The disk budget (INTENDANT_VAULT_MAX_BYTES); null: none. */
+  maxBytes?: number | null;
   logger?: (line: string) => void;
 }
 
@@ -29,6 +36,11 @@ export class Keeper {
   #stopped = false;
   /** The last keep's report (null until one ran). */
   last: KeepReport | null = null;
+  /** The last prune's report when the budget bit (null: it has not). */
+  lastPrune: PruneReport | null = null;
+  /** Object bytes as last measured plus what keeps wrote since (null: not measured). */
+  #used: number | null = null;
+  #saidOver = false;
 
   constructor(o: KeeperOptions) {
     this.vault = o.vault;
@@ -70,6 +82,7 @@ export class Keeper {
           const r = await this.vault.keep(units, { stop: () => this.#stopped });
           await this.vault.markGone(gone);
           this.last = r;
+          await this.#budget(r.bytesWritten);
           for (const e of r.errors.slice(0, 5)) this.#o.logger?.(`vault: ${e}`);
           if (r.errors.length > 5) {
             this.#o.logger?.(`vault: ${r.errors.length - 5} more files not kept`);
@@ -81,5 +94,36 @@ export class Keeper {
     } finally {
       this.#running = null;
     }
+  }
+
+  async #budget(written: number): Promise<void> {
+    const max = this.#o.maxBytes ?? null;
+    if (max === null) return;
+    if (this.#used !== null && this.#used + written <= max) {
+      this.#used += written;
+      return;
+    }
+    const p = await this.vault.prune(max);
+    this.#used = p.after;
+    if (p.versions > 0) {
+      this.lastPrune = p;
+      this.#o.logger?.(
+        `vault: over its budget of ${formatBytes(max)}: pruned ${p.versions} old version(s)` +
+          ` (${p.gone_files} of files their agent deleted), ${formatBytes(p.before)} → ${
+            formatBytes(p.after)
+          }`,
+      );
+    }
+    if (p.over && !this.#saidOver) {
+      this.#saidOver = true;
+      this.#o.logger?.(
+        p.refused
+          ? `vault: over its budget of ${formatBytes(max)} and not pruned: ${p.refused}`
+          : `vault: ${formatBytes(p.after)} kept, over its budget of ${
+            formatBytes(max)
+          } with only current copies left; new sessions are still kept (raise INTENDANT_VAULT_MAX_BYTES)`,
+      );
+    }
+    if (!p.over) this.#saidOver = false;
   }
 }

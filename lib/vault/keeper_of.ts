@@ -24,6 +24,7 @@ export function keeperOf(
   return new Keeper({
     vault: new Vault({ dir: cfg.vault.dir, now: o.now }),
     keeps: vaultKeeps,
+    maxBytes: cfg.vault.maxBytes,
     logger: o.logger,
   });
 }

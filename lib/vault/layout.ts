@@ -38,8 +38,8 @@ export const REPACK_AFTER_CHUNKS = 24;
 /** The windows an append is recognised by (keep.ts): the file's head and its old end. */
 export const HEAD_BYTES = 4096;
 export const TAIL_BYTES = 64 * 1024;
-/** Default disk budget (INTENDANT_VAULT_MAX_BYTES): compressed bytes of every object kept. */
-export const DEFAULT_VAULT_MAX_BYTES = 20 * 1024 ** 3;
+/** The last pruning's record (budget.ts, Vault.prune): what the budget took, and when. */
+export const BUDGET_FILE = "budget.json";
 /** A catalog larger than this is refused as damaged (thousands of versions fit). */
 export const CATALOG_MAX_BYTES = 8 * 1024 * 1024;
 

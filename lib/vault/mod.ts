@@ -5,7 +5,16 @@
  * it. The only public door of lib/vault/.
  */
 export { Vault } from "./vault.ts";
-export type { CatalogList, KeepReport, KeepUnit, VaultOptions } from "./vault.ts";
+export type {
+  BudgetRecord,
+  CatalogList,
+  KeepReport,
+  KeepUnit,
+  PruneReport,
+  VaultOptions,
+} from "./vault.ts";
+export { planPrune } from "./budget.ts";
+export type { PrunePlan, PruneStep } from "./budget.ts";
 export { Keeper } from "./keeper.ts";
 export type { KeeperOptions } from "./keeper.ts";
 export { goneAt, latest, sessionGone } from "./catalog.ts";

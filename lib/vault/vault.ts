@@ -30,11 +30,14 @@ import {
   type Version,
 } from "./catalog.ts";
 import { keepFile } from "./keep.ts";
+import { applyPlan, planPrune } from "./budget.ts";
 import {
+  BUDGET_FILE,
   CATALOG_MAX_BYTES,
   catalogPath,
   CHUNK_MAX_BYTES,
   FILE_MODE,
+  objectPath,
   OBJECTS_DIR,
   REPACK_AFTER_CHUNKS,
   SESSIONS_DIR,
@@ -63,6 +66,39 @@ export interface KeepReport {
   bytesWritten: number;
   /** One line per file or catalog that could not be kept (the rest still were). */
   errors: string[];
+}
+
+/**
+ * What the disk budget has taken (`<vault>/budget.json`, replaced whole): the totals
+ * since the vault began, and the last pruning.
+ */
+export interface BudgetRecord {
+  v: 1;
+  max_bytes: number;
+  /** When the budget last bit, and the object bytes before and after. */
+  last_ms: number;
+  last_before: number;
+  last_after: number;
+  /** Still over with only current copies left (nothing more may go). */
+  over: boolean;
+  /** Totals over every pruning. */
+  versions: number;
+  gone_files: number;
+  sessions: number;
+  bytes_freed: number;
+}
+
+/** What one prune() did (null fields: the budget did not bite). */
+export interface PruneReport {
+  before: number;
+  after: number;
+  versions: number;
+  gone_files: number;
+  /** Catalogs emptied (every version of every file pruned), removed. */
+  sessions: number;
+  over: boolean;
+  /** Why nothing was pruned although over (a damaged catalog hides what it names). */
+  refused: string | null;
 }
 
 /** Options for {@link Vault}. */
@@ -249,6 +285,87 @@ export class Vault {
       }
     }
     return { objects, bytes };
+  }
+
+  /**
+   * Brings the vault's objects within `maxBytes` (budget.ts gives the order), then
+   * records what it took in budget.json. Catalogs are rewritten (or removed, emptied)
+   * before any object goes, so a kill at any point leaves every catalog naming only
+   * objects that exist; the objects a cut-off prune left behind are collect()'s.
+   * Nothing is pruned while a catalog is damaged: it may name objects the plan would
+   * count as orphans.
+   */
+  async prune(maxBytes: number): Promise<PruneReport> {
+    const { catalogs, damaged } = await this.list();
+    const plan = planPrune(catalogs, maxBytes);
+    const report: PruneReport = {
+      before: plan.before,
+      after: plan.after,
+      versions: plan.steps.length,
+      gone_files:
+        new Set(plan.steps.filter((s) => s.why === "gone").map((s) => `${s.key}\0${s.path}`))
+          .size,
+      sessions: 0,
+      over: plan.over,
+      refused: null,
+    };
+    if (plan.steps.length === 0) return report;
+    if (damaged.length > 0) {
+      return {
+        ...report,
+        after: plan.before,
+        versions: 0,
+        gone_files: 0,
+        over: true,
+        refused: `${damaged.length} damaged catalog(s) in the vault`,
+      };
+    }
+    const { changed, emptied } = applyPlan(catalogs, plan);
+    for (const c of changed) await this.#write(c);
+    for (const c of emptied) await this.#fs.remove(catalogPath(this.dir, c.key));
+    if (emptied.length) await this.#fs.syncDir(join(this.dir, SESSIONS_DIR));
+    const codecOf = new Map<string, string>();
+    for (const s of plan.steps) for (const k of s.version.chunks) codecOf.set(k.o, k.c);
+    for (const o of plan.orphans) {
+      try {
+        await this.#fs.remove(objectPath(this.dir, o, codecOf.get(o)!));
+      } catch (err) {
+        if (!(err instanceof Deno.errors.NotFound)) throw err;
+      }
+    }
+    report.sessions = emptied.length;
+    const prev = await this.budget();
+    const rec: BudgetRecord = {
+      v: 1,
+      max_bytes: maxBytes,
+      last_ms: this.#now(),
+      last_before: plan.before,
+      last_after: plan.after,
+      over: plan.over,
+      versions: (prev?.versions ?? 0) + report.versions,
+      gone_files: (prev?.gone_files ?? 0) + report.gone_files,
+      sessions: (prev?.sessions ?? 0) + report.sessions,
+      bytes_freed: (prev?.bytes_freed ?? 0) + (plan.before - plan.after),
+    };
+    await writeFileAtomic(join(this.dir, BUDGET_FILE), JSON.stringify(rec), {
+      fs: this.#fs,
+      mode: FILE_MODE,
+    });
+    return report;
+  }
+
+  /** The budget's record, or null before it first bit (or when the record is unreadable). */
+  async budget(): Promise<BudgetRecord | null> {
+    try {
+      const { bytes } = await this.#fs.readFileCapped(join(this.dir, BUDGET_FILE), 64 * 1024);
+      const r = JSON.parse(new TextDecoder().decode(bytes));
+      const nums = ["max_bytes", "last_ms", "last_before", "last_after", "versions", "gone_files"]
+        .concat(["sessions", "bytes_freed"]);
+      if (r?.v !== 1 || !nums.every((k) => Number.isSafeInteger(r[k]) && r[k] >= 0)) return null;
+      return { ...r, over: r.over === true } as BudgetRecord;
+    } catch {
+      return null;
+    }
   }
 
   async #keepUnit(u: KeepUnit, r: KeepReport): Promise<void> {
