@@ -86,8 +86,9 @@ console.log(
 );
 // Every id the plan lists (reliability-plan.md): a missing one is a gap, said out loud.
 const PLAN: [string, number][] = [
-  ["A", 16],
-  // B16, B17: the project's own (issue 28's file watch), described in LOCAL_IDS below.
+  ["A", 17],
+  // A17, B16, B17: the project's own (issue 29's vault, issue 28's file watch), described
+  // in LOCAL_IDS below.
   ["B", 17],
   ["C", 4],
   ["D", 13],
@@ -98,6 +99,10 @@ const PLAN: [string, number][] = [
 ];
 /** Ids the project added after the plan, with what each proves (printed into the file). */
 const LOCAL_IDS: [string, string][] = [
+  [
+    "A17",
+    "vault writes: kill -9 before every file-system operation of a first sight, an append, a rewrite and a budget prune; every catalog whole (before or after), every named object present and verified, recovery converges to the uninterrupted result and restores byte for byte (tests/reliability_vault_crash_test.ts)",
+  ],
   [
     "B16",
     "watched freshness: an append, a new file in a new directory, a rename into place, a truncation and a deletion are each answered correctly by ONE search sent 1 s after the change, with no sweep on the query path (tests/freshness_test.ts)",

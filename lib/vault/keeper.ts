@@ -41,6 +41,7 @@ export class Keeper {
   /** Object bytes as last measured plus what keeps wrote since (null: not measured). */
   #used: number | null = null;
   #saidOver = false;
+  #recovered = false;
 
   constructor(o: KeeperOptions) {
     this.vault = o.vault;
@@ -73,6 +74,12 @@ export class Keeper {
 
   async #run(): Promise<void> {
     try {
+      if (!this.#recovered) {
+        this.#recovered = true;
+        await this.vault.recover().catch((err) =>
+          this.#o.logger?.(`vault: cleanup failed: ${err instanceof Error ? err.message : err}`)
+        );
+      }
       while (this.#units.size + this.#gone.size > 0) {
         const units = [...this.#units.values()];
         const gone = [...this.#gone];

@@ -18,7 +18,14 @@
  *    every external transcript: their twins are real), never following a symlink.
  */
 import { join } from "node:path";
-import { type Fs, openContained, realFs, statOrNull, writeFileAtomic } from "../durable/mod.ts";
+import {
+  type Fs,
+  openContained,
+  realFs,
+  removeOrphanTemps,
+  statOrNull,
+  writeFileAtomic,
+} from "../durable/mod.ts";
 import { AmbiguousPrefixError, NotFoundError } from "../errors.ts";
 import {
   type Catalog,
@@ -275,7 +282,8 @@ export class Vault {
     for (const fan of fans) {
       for (const e of await this.#fs.readDir(join(root, fan))) {
         const hash = e.name.split(".")[0]!;
-        if (!e.isFile || named.has(hash)) continue;
+        // Temps (".<name>.tmp-<pid>-…") are recover()'s: their writer may be alive.
+        if (!e.isFile || e.name.startsWith(".") || named.has(hash)) continue;
         const path = join(root, fan, e.name);
         const st = await statOrNull(this.#fs, path);
         if (!st || (st.mtimeMs ?? 0) > now - graceMs) continue;
@@ -366,6 +374,25 @@ export class Vault {
     } catch {
       return null;
     }
+  }
+
+  /**
+   * What a writer killed mid-keep (or mid-prune) left: the temps of dead writers in every
+   * vault directory, and the objects no catalog names (collect). A process's Keeper runs
+   * it once before its first keep.
+   */
+  async recover(): Promise<{ temps: number; objects: number; bytes: number }> {
+    const dirs = [this.dir, join(this.dir, SESSIONS_DIR)];
+    try {
+      for (const e of await this.#fs.readDir(join(this.dir, OBJECTS_DIR))) {
+        if (e.isDirectory) dirs.push(join(this.dir, OBJECTS_DIR, e.name));
+      }
+    } catch (err) {
+      if (!(err instanceof Deno.errors.NotFound)) throw err;
+    }
+    let temps = 0;
+    for (const d of dirs) temps += await removeOrphanTemps(d, { fs: this.#fs });
+    return { temps, ...(await this.collect()) };
   }
 
   async #keepUnit(u: KeepUnit, r: KeepReport): Promise<void> {
