@@ -75,7 +75,7 @@ Deno.test("vault budget: superseded first, then deleted files, oldest first; cur
     assert.equal(await vault.budget(), null);
 
     // A little over: a's OLDEST superseded version goes, nothing else.
-    p = await vault.prune(before.bytes_kept - per / 2);
+    p = await vault.prune(Math.floor(before.bytes_kept - per / 2));
     assert.deepEqual([p.versions, p.gone_files, p.sessions, p.over], [1, 0, 0, false]);
     let ca = (await vault.read(a!.key))!;
     assert.equal(ca.files[0]!.versions.length, 2);
@@ -85,7 +85,7 @@ Deno.test("vault budget: superseded first, then deleted files, oldest first; cur
     );
 
     // Tighter: a's other superseded version, then b (deleted) as a whole session.
-    p = await vault.prune(before.bytes_kept - per * 2.5);
+    p = await vault.prune(Math.floor(before.bytes_kept - per * 2.5));
     assert.deepEqual([p.versions, p.gone_files, p.sessions, p.over], [2, 1, 1, false]);
     assert.equal(await vault.read(b!.key), null, "an emptied catalog is removed");
     ca = (await vault.read(a!.key))!;

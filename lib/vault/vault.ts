@@ -304,6 +304,9 @@ export class Vault {
    * count as orphans.
    */
   async prune(maxBytes: number): Promise<PruneReport> {
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
+      throw new RangeError(`A vault budget is a whole number of bytes, not ${maxBytes}`);
+    }
     const { catalogs, damaged } = await this.list();
     const plan = planPrune(catalogs, maxBytes);
     const report: PruneReport = {
