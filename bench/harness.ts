@@ -11,6 +11,7 @@ import {
   buildExtractors,
   createSearchEngine,
   Indexer,
+  type IndexerOptions,
   openStore,
   PARSER_VERSION,
   type SearchEngine,
@@ -131,6 +132,7 @@ export async function wire(
   storeRoot: string,
   nowMs = Date.now,
   roots: SourceRoots = rootsOf(c),
+  o: { onListed?: IndexerOptions["onListed"] } = {},
 ): Promise<Wired> {
   const fs = new CountingFs();
   const store = await openStore({
@@ -146,6 +148,7 @@ export async function wire(
     extractors: () => Promise.resolve(buildExtractors(roots)),
     windowDays: 14,
     now: nowMs,
+    onListed: o.onListed,
   });
   const key = new Uint8Array(32).fill(7);
   const engine = () =>

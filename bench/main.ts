@@ -156,6 +156,7 @@ const baseline = await phase("baseline");
 const backfill = await phase("backfill");
 const sources = await phase("sources");
 const stages = await phase("stages");
+const vault = await phase("vault");
 await Deno.mkdir(home, { recursive: true });
 log("bench: daemon backfill (intendant serve --locked on an empty store)…");
 const daemonFill = await daemonBackfill(corpus, home, log);
@@ -185,6 +186,7 @@ const results = {
   backfill,
   sources,
   stages,
+  vault,
   serve,
   daemonBackfill: daemonFill,
   daemon,

@@ -15,6 +15,8 @@
  *  - rss:      for the growth test: a cold query of each needle kind on a fresh engine
  *              (its state), then a query loop, and the RSS after it;
  *  - stages:   where the backfill's CPU goes, in one thread (phase_stages.ts);
+ *  - vault:    what keeping every transcript costs, alone and during a backfill
+ *              (phase_vault.ts);
  *  - sources:  each source alone: its files' (or databases') bare read+JSON.parse, then a
  *              cold sweep of a fresh store wired with that source only, so a source's
  *              extraction cost is a ratio against its own bytes (the corpus mix changes
@@ -26,6 +28,7 @@ import { sourceIoStats } from "../lib/message_search/mod.ts";
 import type { Corpus } from "./corpus/mod.ts";
 import { gc, ioWriteBytes, memory, rootsOf, rootsOfOne, stats, wire } from "./harness.ts";
 import { stages } from "./phase_stages.ts";
+import { vaultPhase } from "./phase_vault.ts";
 import { runAppends } from "./phase_append.ts";
 import { QUERIES, runQueries } from "./phase_query.ts";
 
@@ -404,6 +407,8 @@ const out = phase === "baseline"
   ? await scale()
   : phase === "stages"
   ? await stages(rootsOf(corpus))
+  : phase === "vault"
+  ? await vaultPhase(corpus, storeRoot!)
   : null;
 if (out === null) throw new RangeError(`Unknown phase "${phase}"`);
 console.log(JSON.stringify(out));

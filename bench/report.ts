@@ -116,6 +116,31 @@ export function renderTable(r: R): string {
       "–",
     ]);
   }
+  if (r.vault) {
+    // Keeping every transcript (issue 29): its bytes against the originals, and the
+    // backfill with the Keeper against the same backfill without it.
+    const v = r.vault;
+    rows.push([
+      "vault: bytes kept ÷ originals (cold keep of every file source, one thread)",
+      `${mib(v.bytesKept)} of ${mib(v.bytesOriginal)}: ${n(v.bytesKept / v.bytesOriginal, 3)}× (${
+        n(v.bytesKept / v.corpusBytes, 3)
+      }× the whole corpus); ${n(v.sessions)} sessions in ${ms(v.keepMs)} (${
+        n(v.bytesOriginal / 1048576 / (v.keepMs / 1000), 0)
+      } MiB/s)`,
+      `corpus ${mib(v.corpusBytes)}`,
+      "≤ 0.15×",
+      "–",
+      "–",
+    ]);
+    rows.push([
+      "backfill with the vault keeping (sweep + keep done)",
+      `${ms(v.withBackfill.totalMs)} (sweep ${ms(v.withBackfill.sweepMs)})`,
+      `backfill without it ${ms(bf.ms)}`,
+      `${n(v.withBackfill.totalMs / bf.ms, 2)}× (target ≤ 1.2×)`,
+      "–",
+      "–",
+    ]);
+  }
   const onDisk = df.storeBytesOnDisk;
   rows.push([
     "store bytes on disk after the backfill",

@@ -192,8 +192,11 @@ export interface SearchParams {
   includeSuperseded: boolean;
   source?: readonly Source[];
   role?: readonly ("user" | "assistant")[];
-  /** "team": the team database (only set when the daemon has a team). */
-  scope?: "team";
+  /**
+   * "team": the team database (only set when the daemon has a team); "archive": sessions
+   * older than the message window.
+   */
+  scope?: "team" | "archive";
   /** Team scope: only these machines (empty: all). */
   machines?: readonly string[];
   /** The page order; absent (or newest) sends no `sort`, the request newest always was. */
@@ -374,4 +377,26 @@ export function fetchRemoteSession(
   signal?: AbortSignal,
 ): Promise<RemoteSession> {
   return request(`/api/team/session${query(p)}`, { signal });
+}
+
+// ---- The transcript vault (issue 29): what is kept, the agents' cleanups, restore.
+import type { VaultReport } from "../lib/vault/mod.ts";
+export type { VaultReport };
+
+/** The vault's report (GET /api/vault); 404 `vault_off` when INTENDANT_VAULT=off. */
+export function fetchVault(signal?: AbortSignal): Promise<VaultReport> {
+  return request("/api/vault", { signal });
+}
+
+/** What a restore wrote back, and how to resume the session. */
+export interface VaultRestored {
+  key: string;
+  files: { path: string; bytes: number }[];
+  resume: string;
+  note: string | null;
+}
+
+/** Writes a kept session back where its agent reads it (never over a file). */
+export function restoreFromVault(key: string): Promise<VaultRestored> {
+  return postJson("/api/vault/restore", { session: key });
 }

@@ -33,6 +33,7 @@ import {
   type ActivityStatus,
   type DetailEntry,
   ENTRY_TEXT_CAP_BYTES,
+  type KeptCopy,
   type ToolCallEntry,
 } from "./types.ts";
 
@@ -74,6 +75,8 @@ export class DamagedSessionError extends Error {
 export interface LoadExternalOptions {
   /** Told of a generation found damaged (the daemon: Indexer.reportDamage). */
   onDamage?: (found: readonly ShardDamage[]) => void;
+  /** The vault's copies, read for a gone session (CatalogDeps.keptCopy). */
+  keptCopy?: KeptCopy;
 }
 
 type Loaded = ExternalModel | { entry: ManifestEntry; failed: string; cause: Error };
@@ -134,7 +137,7 @@ export async function loadExternal(
     const reason = m.entry.source_gone ? "source_gone" : "rebuilding";
     throw new DamagedSessionError(key, reason, { cause: m.cause });
   }
-  return await attachActivity(m);
+  return await attachActivity(m, { keptCopy: o.keptCopy });
 }
 
 /** Turns rows [offset, offset + n) into entries. */

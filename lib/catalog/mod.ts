@@ -13,6 +13,7 @@ export type {
   DeepHit,
   DeepSearchResult,
   DetailEntry,
+  KeptCopy,
   LocateResult,
   PendingQuestion,
   SessionDetail,

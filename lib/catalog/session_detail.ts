@@ -176,7 +176,7 @@ export async function sessionDetail(
         pending: await readPendingQuestion(m.dir, { meta }),
       }));
   }
-  const m = await loadExternal(d.store, s.key, { onDamage: d.onDamage });
+  const m = await loadExternal(d.store, s.key, { onDamage: d.onDamage, keptCopy: d.keptCopy });
   return await paged({
     session: externalSummary(s.key, m.entry),
     total: m.rows.length,

@@ -19,9 +19,20 @@ export interface CatalogDeps {
    * daemon wires Indexer.reportDamage: quarantine and an immediate re-derivation sweep).
    */
   onDamage?: (found: readonly ShardDamage[]) => void;
+  /**
+   * The vault's copy of one of a session's files (its last kept version, whole), or null
+   * when it keeps none: the detail reads a gone session's tool calls from it. Absent:
+   * no vault (INTENDANT_VAULT=off, or a caller without one).
+   */
+  keptCopy?: KeptCopy;
   /** @default Date.now */
   now?: () => number;
 }
+
+/** See {@link CatalogDeps.keptCopy}; `maxBytes` bounds the copy (null beyond it). */
+export type KeptCopy = (
+  o: { key: string; path: string; maxBytes: number },
+) => Promise<Uint8Array | null>;
 
 /** One listed session, native or external. */
 export interface SessionSummary {
@@ -147,6 +158,8 @@ export interface ActivityStatus {
   reason?: string;
   /** Per source file (path relative to the tool's home, as locators name it). */
   files: { file: string; state: "ok" | "truncated" | "unavailable"; reason?: string }[];
+  /** "vault": the agent deleted the files and these tool calls come from the vault's copy. */
+  from?: "vault";
   /** Lines not read across the files, by reason (malformed_line, oversized_line, torn_tail, orphan_result). */
   skipped: Record<string, number>;
 }

@@ -15,9 +15,14 @@
  * `intendant index` (searched in process), or cannot be rebuilt (sources gone). A cursor from either
  * path continues on either (both sign with the state root's cursor.key); a bad or expired
  * cursor is a usage error (exit 2, one line), never a stack trace.
+ * `--archive` searches the archive instead (sessions older than the window: lib/message_search
+ * archive/), by the daemon when one runs, else here (built first when empty); the listing
+ * ends with a line saying it came from the archive and what it did not cover.
  */
 import { resolveConfig, type ResolvedConfig } from "../config.ts";
 import {
+  type Archive,
+  type ArchivePage,
   buildCoverage,
   type Coverage,
   createMessageIndex,
@@ -27,6 +32,7 @@ import {
   type SearchResponse,
   SOURCES,
 } from "../message_search/mod.ts";
+import { archiveLines } from "./archive_out.ts";
 import { loadCursorKey, readDaemonFile, searchViaDaemon } from "../server/mod.ts";
 import { InvalidInputError } from "../errors.ts";
 import { createTeamSearch, type TeamSearchRequest } from "../team/mod.ts";
@@ -43,6 +49,7 @@ export { formatResults } from "./search_out.ts";
 const USAGE = `intendant search QUERY [--json] [--limit N] [--sort newest|relevance]
                  [--include-superseded] [--source S[,S]]
                  [--role user|assistant] [--project P] [--cursor C] [--refresh]
+                 [--archive]
                  [--team URL [--machine M[,M]] [--unmask-own] | --local]`;
 
 /** A page and who answered it. */
@@ -85,6 +92,7 @@ export const searchCommand: Command = {
       local: { type: "boolean" },
       "unmask-own": { type: "boolean" },
       sort: { type: "string" },
+      archive: { type: "boolean" },
     });
     const q = args.positionals.join(" ").trim();
     if (!q) throw new InvalidInputError("Missing QUERY");
@@ -129,11 +137,17 @@ export const searchCommand: Command = {
           "machine's index, or search the team newest-first",
       );
     }
+    // --archive: sessions older than the window (lib/message_search archive/), this
+    // machine only: the team database keeps its own retention.
+    const archive = boolFlag(args, "archive");
+    if (archive && cfg.team.url !== null && !local) {
+      throw new InvalidInputError("--archive searches this machine's archive: add --local");
+    }
     let a: Answer;
     try {
       a = cfg.team.url !== null && !local
         ? await answerTeam({ cfg, req: { ...req, machine: machines }, io, status, unmaskOwn })
-        : await answer({ cfg, req, refresh: boolFlag(args, "refresh"), status });
+        : await answer({ cfg, req, refresh: boolFlag(args, "refresh"), status, archive });
     } finally {
       status.done();
     }
@@ -145,6 +159,7 @@ export const searchCommand: Command = {
       io.stdout(stringifyTerminalSafe(out) + "\n");
     } else {
       io.stdout(formatResults(a.res, { answeredBy: a.answeredBy }));
+      io.stdout(archiveLines((a.res as Partial<ArchivePage>).archive));
     }
     for (const h of searchHints(a.res)) io.stderr(`${h}\n`);
     if (a.staleNote) io.stderr(`intendant: ${terminalSafe(a.staleNote)}\n`);
@@ -192,7 +207,13 @@ async function answerTeam(
 
 /** Asks the daemon when one serves this state root, else searches the store here. */
 async function answer(
-  o: { cfg: ResolvedConfig; req: SearchRequest; refresh: boolean; status: StatusLine },
+  o: {
+    cfg: ResolvedConfig;
+    req: SearchRequest;
+    refresh: boolean;
+    status: StatusLine;
+    archive: boolean;
+  },
 ): Promise<Answer> {
   const { cfg, req, status } = o;
   let daemonNote: string | null = null;
@@ -204,7 +225,7 @@ async function answer(
       status.update(`searching (daemon on 127.0.0.1:${daemon.port})… ${s} s`);
     }, 250);
     try {
-      const r = await searchViaDaemon(daemon, req, { refresh: o.refresh });
+      const r = await searchViaDaemon(daemon, req, { refresh: o.refresh, archive: o.archive });
       if (!("unreachable" in r)) {
         const { coverage, ...res } = r;
         const staleNote = staleNoteOf((r as { freshness?: Freshness }).freshness);
@@ -215,7 +236,8 @@ async function answer(
       clearInterval(tick);
     }
   }
-  const { store, indexer } = await createMessageIndex(cfg);
+  const { store, indexer, archive } = await createMessageIndex(cfg);
+  if (o.archive) return await answerArchive({ ...o, archive, daemonNote });
   if (o.refresh) await indexer.sweep();
   const engine = createSearchEngine({
     store,
@@ -238,6 +260,33 @@ async function answer(
     res.state = "building";
   }
   return { res, coverage, answeredBy: "store", daemonNote };
+}
+
+/**
+ * The archive searched in this process: swept first when asked, or when it holds nothing
+ * yet (a first `--archive` builds it; later ones answer from it and say how old it is).
+ */
+async function answerArchive(
+  o: {
+    cfg: ResolvedConfig;
+    req: SearchRequest;
+    refresh: boolean;
+    status: StatusLine;
+    archive: Archive;
+    daemonNote: string | null;
+  },
+): Promise<Answer> {
+  const { archive, cfg } = o;
+  const held = Object.keys((await archive.store.readManifest()).sessions).length;
+  if (o.refresh || held === 0) {
+    o.status.update("building the archive of sessions older than the window…");
+    await archive.sweep();
+  }
+  const res = await archive.search(o.req, {
+    cursorKey: await loadCursorKey(cfg.messageSearch.cacheRoot),
+  });
+  const coverage = { archive: res.archive };
+  return { res, coverage, answeredBy: "store", daemonNote: o.daemonNote };
 }
 
 function csv<T extends string>(

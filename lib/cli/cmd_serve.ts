@@ -11,6 +11,7 @@ import { resolveConfig } from "../config.ts";
 import { sourceLocations } from "../message_search/mod.ts";
 import { displayPath, startDaemon } from "../server/mod.ts";
 import { terminalSafe } from "../text/mod.ts";
+import { cleanupRisksOf } from "../vault/mod.ts";
 import { progressLine } from "./progress.ts";
 import { firstSweepLine, sourceLines } from "./serve_lines.ts";
 import { numberFlag, parseArgs, stringFlag } from "./parse_args.ts";
@@ -91,6 +92,10 @@ export const serveCommand: Command = {
             terminalSafe(displayPath(cfg.daemonJsonPath, cfg.home))
           })\n` + sourceLines(locations),
       );
+      // What an agent's own cleanup is about to delete, and what the vault holds of it.
+      for (const r of await cleanupRisksOf(cfg).catch(() => [])) {
+        io.stdout(`${terminalSafe(r.line)}\n`);
+      }
       if (stopRequested) void daemon.shutdown();
       await daemon.finished;
       await daemon.shutdown();

@@ -13,15 +13,10 @@
 import { resolve } from "node:path";
 import { resolveConfig } from "../config.ts";
 import { InvalidInputError } from "../errors.ts";
-import {
-  createMessageIndex,
-  resolveSourceRoots,
-  type Source,
-  SOURCE_TABLE,
-} from "../message_search/mod.ts";
+import { createMessageIndex, type Source, SOURCE_TABLE } from "../message_search/mod.ts";
 import { resumeCommand } from "../catalog/mod.ts";
 import { formatBytes, stringifyTerminalSafe, terminalSafe } from "../text/mod.ts";
-import { restoreSession, Vault, type VaultFigures, vaultStatus } from "../vault/mod.ts";
+import { restoreKept, type VaultFigures, vaultReport } from "../vault/mod.ts";
 import { boolFlag, parseArgs, stringFlag } from "./parse_args.ts";
 import type { CliIo, Command } from "./io.ts";
 import { EXIT_OK } from "./exit_codes.ts";
@@ -59,16 +54,11 @@ function table(rows: string[][]): string {
 
 async function status(io: CliIo, json: boolean): Promise<number> {
   const cfg = resolveConfig(io.env, { cwd: io.cwd });
-  const vault = new Vault({ dir: cfg.vault.dir });
-  const { catalogs, damaged } = await vault.list();
-  const st = vaultStatus(catalogs, damaged);
-  const last = await vault.budget();
-  const budget = { max_bytes: cfg.vault.maxBytes, used_bytes: st.total.bytes_kept, last };
+  const st = await vaultReport(cfg);
+  const { budget, risks, damaged } = st;
+  const last = budget.last;
   if (json) {
-    io.stdout(
-      stringifyTerminalSafe({ enabled: cfg.vault.enabled, dir: cfg.vault.dir, ...st, budget }) +
-        "\n",
-    );
+    io.stdout(stringifyTerminalSafe(st) + "\n");
     return EXIT_OK;
   }
   const head = [
@@ -87,7 +77,7 @@ async function status(io: CliIo, json: boolean): Promise<number> {
   const lines = [
     `vault ${terminalSafe(cfg.vault.dir)}${cfg.vault.enabled ? "" : " (off: INTENDANT_VAULT=off)"}`,
   ];
-  if (catalogs.length === 0) {
+  if (st.total.sessions === 0) {
     lines.push(
       cfg.vault.enabled
         ? "nothing kept yet: the daemon (or `intendant index`) keeps every transcript it indexes"
@@ -121,6 +111,7 @@ async function status(io: CliIo, json: boolean): Promise<number> {
       notKept.map((r) => r.label).join(", ")
     } (their sessions are rows of a database); Intendant's own sessions live in the state root`,
   );
+  for (const r of risks) lines.push(r.line);
   for (const d of damaged) lines.push(`damaged catalog, left in place: ${terminalSafe(d)}`);
   io.stdout(lines.join("\n") + "\n");
   return EXIT_OK;
@@ -131,12 +122,8 @@ async function restore(
   o: { query: string; to: string | null; json: boolean },
 ): Promise<number> {
   const cfg = resolveConfig(io.env, { cwd: io.cwd });
-  const vault = new Vault({ dir: cfg.vault.dir });
-  const catalog = await vault.find(o.query);
-  const roots = await resolveSourceRoots(cfg);
-  const homes = roots.homes.filter((h) => h.source === catalog.source).map((h) => h.path);
   const to = o.to === null ? null : resolve(io.cwd, o.to);
-  const files = await restoreSession({ vault, catalog, to, homes });
+  const { catalog, files } = await restoreKept(cfg, { query: o.query, to });
   // The project a resume starts in, from the index when it still knows the session.
   const { store } = await createMessageIndex(cfg);
   const entry = (await store.readManifest()).sessions[catalog.key];

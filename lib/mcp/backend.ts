@@ -41,7 +41,11 @@ export type AnsweredBy = "daemon" | "store";
 
 /** The answers the tools need, warm or cold. */
 export interface McpBackend {
-  search(req: SearchRequest): Promise<{ res: SearchResponse; by: AnsweredBy }>;
+  /** One page; `archive`: sessions older than the window (lib/message_search archive/). */
+  search(
+    req: SearchRequest,
+    o?: { archive?: boolean },
+  ): Promise<{ res: SearchResponse; by: AnsweredBy }>;
   coverage(): Promise<{ coverage: Coverage; by: AnsweredBy; sweptAtMs: number | null }>;
   catalog(): Promise<CatalogDeps>;
   /** The port dashboard links name: the running daemon's, else the configured one. */
@@ -108,17 +112,24 @@ export function createBackend(cfg: ResolvedConfig, o: BackendOptions): McpBacken
 
   return {
     team: o.team ?? null,
-    async search(req) {
+    async search(req, so = {}) {
       const d = await daemon();
       if (d) {
-        const r = await searchViaDaemon(d, { ...req, complete: true });
+        const r = await searchViaDaemon(d, { ...req, complete: true }, { archive: so.archive });
         if (!("unreachable" in r)) {
           const { coverage: _c, ...res } = r;
           return { res, by: "daemon" };
         }
         o.logger(`intendant mcp: ${r.unreachable}; answering from the store`);
       }
-      const { engine } = await freshLocal();
+      const { engine, index } = await freshLocal();
+      if (so.archive) {
+        // Built here the first time (it holds nothing yet); later calls answer from it.
+        const a = index.archive;
+        if (Object.keys((await a.store.readManifest()).sessions).length === 0) await a.sweep();
+        const cursorKey = await loadCursorKey(cfg.messageSearch.cacheRoot);
+        return { res: await a.search({ ...req, complete: true }, { cursorKey }), by: "store" };
+      }
       return { res: await engine.search({ ...req, complete: true }), by: "store" };
     },
     async coverage() {

@@ -17,6 +17,8 @@
  */
 import { z } from "zod";
 import {
+  type ArchiveBlock,
+  type ArchivePage,
   MAX_LIMIT,
   onlyCommonLine,
   relevanceLabel,
@@ -124,6 +126,12 @@ export const SEARCH_INPUT = {
     "The cursor a previous search_messages result gave, for its next page (repeat the same " +
       "query and filters; the cursor carries the page size).",
   ),
+  scope: z.enum(["local", "archive"], { error: 'must be "local" or "archive"' }).optional()
+    .describe(
+      "local (default): the rolling window of recent sessions; archive: sessions older " +
+        "than the window (slower: read from disk on request). Try archive when local finds " +
+        "nothing or too little.",
+    ),
 };
 
 /** What a machine name is, in words (lib/team machine_name.ts). */
@@ -271,7 +279,14 @@ export async function searchMessages(
       "Invalid machine filter: no team database is configured (start intendant mcp --team URL)",
     );
   }
-  const f = fingerprint(req, team ? machine ?? [] : undefined);
+  const archive = args.scope === "archive";
+  if (team && archive) {
+    throw new InvalidInputError(
+      "Invalid scope: archive searches this machine's archive; the team server has none",
+    );
+  }
+  // An archive cursor never continues a local page, nor the reverse.
+  const f = fingerprint(req, team ? machine ?? [] : undefined) + (archive ? "|archive" : "");
   let skip = 0;
   if (args.cursor !== undefined) {
     const w = unwrapCursor(args.cursor, f);
@@ -281,7 +296,7 @@ export async function searchMessages(
   }
   const { res, by }: { res: SearchResponse & { groups: AnyGroup[] }; by: SearchedBy } = team
     ? { res: await team.search({ ...req, machine }), by: "team" }
-    : await b.search(req);
+    : await b.search(req, { archive });
   const groups = res.groups.slice(skip);
   const page = await render(b, res, groups, {
     req,
@@ -298,6 +313,8 @@ export async function searchMessages(
     ? wrapCursor({ c: res.cursor, l: limit, s: 0, f })
     : null;
   const notes = [...page.notes];
+  const block = (res as Partial<ArchivePage>).archive;
+  if (block) notes.unshift(archiveNote(block));
   if (next) {
     notes.push(
       `${page.cut ? "Output cap reached; more" : "More"} results: call search_messages again ` +
@@ -305,6 +322,15 @@ export async function searchMessages(
     );
   } else if (groups.length) notes.push("End of results.");
   return page.out.text(notes.join("\n"));
+}
+
+/** What an archive page says it covered, for the model (our words, no transcript text). */
+function archiveNote(a: ArchiveBlock): string {
+  const older = a.window_days === null
+    ? "every kept message"
+    : `messages older than the ${a.window_days}-day window`;
+  return `(answered from the ARCHIVE: ${older}, ${a.archived_sessions} archived session(s)` +
+    `${a.complete ? "; complete" : ""}. Not covered: ${a.not_covered.join("; ")}.)`;
 }
 
 async function resumeOf(b: McpBackend, key: string, memo: Map<string, string>) {

@@ -33,6 +33,10 @@
  * everything older than the window) are remembered in process, not in the store. One
  * source's failure is isolated: it is counted and every other source still publishes.
  *
+ * Bands (IndexerOptions.band): the archive (archive/) runs a second Indexer over its own
+ * store that reads only what the main index's window leaves out; a band is asked once per
+ * sweep, and a unit it leaves is neither read nor reported gone.
+ *
  * Damaged shards (F8): a reader that finds a generation damaged (the query engine, the
  * detail view) calls reportDamage, which starts a sweep at once in the background — never
  * inline with the query, coalesced with a sweep in flight (sweep() shares it; damage
@@ -95,6 +99,21 @@ export const EXTRACT_WINDOW_UNITS = 32;
  */
 export const EXTRACT_WINDOW_BYTES = 64 * 1024 * 1024;
 
+/** See IndexerOptions.follower. */
+export interface SweepFollower {
+  afterSweep(r: SweepReport): void;
+  settled(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Which units a banded indexer owns (IndexerOptions.band): decided per sweep. */
+export interface SweepBand {
+  /** True: the unit belongs to another index; this sweep neither reads it nor calls it gone. */
+  leaves(key: string): boolean;
+  /** For a unit this store does not hold yet: whether files last modified then are read. */
+  takes(mtimesMs: readonly number[]): boolean;
+}
+
 /** Options for {@link Indexer}. */
 export interface IndexerOptions {
   store: Store;
@@ -135,6 +154,17 @@ export interface IndexerOptions {
    * return at once (it queues its work).
    */
   onListed?: (l: { units: readonly SessionUnit[]; gone: readonly string[] }) => void;
+  /**
+   * Work that follows this indexer's sweeps (the archive, archive/): told each sweep's
+   * report once it is published (it must return at once and queue its work); settled()
+   * and stop() wait for it too, so it never outlives the indexer.
+   */
+  follower?: SweepFollower;
+  /**
+   * The share of the sources this indexer owns, asked once at the start of every sweep
+   * (the archive, archive/: what the main index's window leaves out). Absent: every unit.
+   */
+  band?: () => Promise<SweepBand>;
   /** Routing, window and liveness knobs of the pool (pool/unit_router.ts, extract_pool.ts). */
   pool?: {
     minUnitBytes?: number;
@@ -197,8 +227,16 @@ export interface SweepScope {
 }
 
 type ResolvedIndexerOptions =
-  & Required<Omit<IndexerOptions, "onProgress" | "logger" | "staging" | "pool" | "onListed">>
-  & Pick<IndexerOptions, "onProgress" | "logger" | "staging" | "pool" | "onListed">;
+  & Required<
+    Omit<
+      IndexerOptions,
+      "onProgress" | "logger" | "staging" | "pool" | "onListed" | "follower" | "band"
+    >
+  >
+  & Pick<
+    IndexerOptions,
+    "onProgress" | "logger" | "staging" | "pool" | "onListed" | "follower" | "band"
+  >;
 
 /** What consuming one window item needs (the item's work yields {@link Extracted}). */
 type Pending =
@@ -247,6 +285,8 @@ export class Indexer {
   #started = 0;
   /** The extraction pool, made on first use (undefined); null: this thread only. */
   #pool: ExtractPool | null | undefined = undefined;
+  /** The band of the sweep in flight (IndexerOptions.band); null: every unit. */
+  #band: SweepBand | null = null;
   /** Keeps lexicon.pack current after sweeps (IndexerOptions.lexicon); null: off. */
   readonly #lexicon: LexiconRefresher | null;
 
@@ -360,6 +400,7 @@ export class Indexer {
     while (this.#inflight || this.#lexicon?.running) {
       await (this.#inflight ?? this.#lexicon!.running)!.catch(() => null);
     }
+    await this.#o.follower?.settled();
   }
 
   /** Resolves once no sweep is in flight (the lexicon refresh may still run). */
@@ -377,6 +418,7 @@ export class Indexer {
     this.#stopped = true;
     if (this.#inflight) await this.#inflight.catch(() => null);
     await this.#lexicon?.stop();
+    await this.#o.follower?.stop();
     this.#pool?.idle();
   }
 
@@ -441,6 +483,8 @@ export class Indexer {
     const discovered: SessionUnit[] = [];
     const listed: SessionUnit[] = [];
     const goneKeys: string[] = [];
+    // Before the manifest read: a band names what another index holds at least as of now.
+    this.#band = this.#o.band ? await this.#o.band() : null;
     const manifest = await store.readManifest();
     const sources: Record<string, SourceSweep> = {};
     const batches = new PublishBatches({
@@ -535,6 +579,10 @@ export class Indexer {
           s.units++;
           this.#progress(ex.source, s, extracted.get(ex.source) ?? 0, started);
           if (manifest.tombstones[unit.key] !== undefined) continue;
+          if (this.#band?.leaves(unit.key)) {
+            s.unchanged++;
+            continue;
+          }
           const entry = manifest.sessions[unit.key];
           if (scope && !this.#mustPlan(unit, entry, scope.paths)) {
             s.unchanged++;
@@ -605,6 +653,7 @@ export class Indexer {
     this.#lastReport = report;
     this.#lastDoneAt = this.#o.now();
     this.#o.onListed?.({ units: listed, gone: goneKeys });
+    this.#o.follower?.afterSweep(report);
     return report;
   }
 
@@ -648,6 +697,11 @@ export class Indexer {
       const cutoff = this.#cutoff();
       if (cutoff !== null && files.mtimes.every((m) => m < cutoff)) {
         this.#nothing.set(unit.key, sig);
+        s.nothing++;
+        return null;
+      }
+      // Not cached in #nothing: the band moves with the clock and the other index.
+      if (this.#band && !this.#band.takes(files.mtimes)) {
         s.nothing++;
         return null;
       }

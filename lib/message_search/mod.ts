@@ -85,3 +85,5 @@ export type { ExternalSource, SourceHome, SourceRoots } from "./roots.ts";
 export { registerLeasedHome, releaseLeasedHome, TRANSCRIPT_SUBDIRS } from "./lease.ts";
 export type { ReleaseReport } from "./lease.ts";
 export * from "./query/mod.ts";
+export * from "./archive/mod.ts";
+export type { SweepBand, SweepFollower } from "./indexer.ts";

@@ -7,7 +7,9 @@
  * INTENDANT_INDEX_WORKERS says otherwise; the extractors themselves are built in
  * extractor_set.ts so a worker can rebuild them from the same roots, and so are the watch
  * targets a daemon's freshness scheduler arms (the same roots, so what is watched is
- * exactly what is swept).
+ * exactly what is swept). The archive (archive/) is opened here too, over the same roots,
+ * and attached to the main store; in a long-lived process (`lexicon`, the daemon's signal
+ * for "keep background caches current") it follows the main indexer's full sweeps.
  */
 import type { ResolvedConfig } from "../config.ts";
 import { openStore, type Store } from "./store/mod.ts";
@@ -20,6 +22,7 @@ import {
 } from "./extractor_set.ts";
 import { LEASED_ACTIVE_DIR, resolveSourceRoots, STAGING_DIR } from "./roots.ts";
 import { join } from "node:path";
+import { type Archive, attachArchive, openArchive } from "./archive/mod.ts";
 
 export { buildExtractors, PARSER_VERSION };
 
@@ -27,6 +30,8 @@ export { buildExtractors, PARSER_VERSION };
 export interface MessageIndex {
   store: Store;
   indexer: Indexer;
+  /** Sessions older than the window, searched on request (archive/). */
+  archive: Archive;
   /**
    * What a daemon watches (freshness/): every root a sweep reads, re-resolved per call,
    * plus the lease and staging directories of the state root as targets of no source (a
@@ -46,6 +51,8 @@ export interface MessageIndexOptions {
   lexicon?: boolean;
   /** Told what each sweep listed (IndexerOptions.onListed: the vault's Keeper). */
   onListed?: IndexerOptions["onListed"];
+  /** Build the archive behind the main's full sweeps. @default the `lexicon` option */
+  archiveInBackground?: boolean;
 }
 
 /** Opens the store and wires the indexer for `cfg`. */
@@ -60,9 +67,24 @@ export async function createMessageIndex(
     now: o.now,
     cacheReads: true,
   });
-  const indexer = new Indexer({
+  const extractors = async () => buildExtractors(await resolveSourceRoots(cfg));
+  const archive = await openArchive({
+    cacheRoot: cfg.messageSearch.cacheRoot,
+    main: store,
+    windowDays: cfg.messageSearch.windowDays,
+    extractors,
+    parserVersion: PARSER_VERSION,
+    background: o.archiveInBackground ?? o.lexicon ?? false,
+    workers: Math.min(2, o.workers ?? cfg.messageSearch.workers ?? 2),
+    now: o.now,
+    logger: o.logger,
+    onMainDamage: (found) => indexer.reportDamage(found),
+  });
+  attachArchive(store, archive);
+  const indexer: Indexer = new Indexer({
     store,
-    extractors: async () => buildExtractors(await resolveSourceRoots(cfg)),
+    extractors,
+    follower: archive,
     staging: async () => {
       const roots = await resolveSourceRoots(cfg);
       return [...new Set(roots.homes.filter((h) => h.stagingEntry).map((h) => h.stagingEntry!))];
@@ -83,5 +105,5 @@ export async function createMessageIndex(
     { path: join(cacheRoot, LEASED_ACTIVE_DIR), recursive: false, sources: [] },
     { path: join(cacheRoot, STAGING_DIR), recursive: false, sources: [] },
   ];
-  return { store, indexer, watchTargets };
+  return { store, indexer, archive, watchTargets };
 }

@@ -21,7 +21,7 @@
  * removed at the next start once a connect to it is refused). Nothing but the front can
  * reach that server: no second TCP port exists to bypass it.
  */
-import { keeperOf, listenerOf } from "../vault/mod.ts";
+import { keeperOf, keptCopyOf, listenerOf, restoreKept, vaultReport } from "../vault/mod.ts";
 import { dirname } from "node:path";
 import type { ResolvedConfig } from "../config.ts";
 import { ensurePrivateDirSync, removeIfExists, writeFileAtomic } from "../durable/mod.ts";
@@ -32,12 +32,14 @@ import {
   FreshnessScheduler,
   indexerCoverage,
   realWatchFs,
+  type Source,
+  SOURCE_TABLE,
   sourceLocations,
   type SweepProgress,
   type SweepReport,
   type WatchFs,
 } from "../message_search/mod.ts";
-import { finishInterruptedDeletes, gcTrash } from "../catalog/mod.ts";
+import { finishInterruptedDeletes, gcTrash, resumeCommand } from "../catalog/mod.ts";
 import { createApp } from "./app.ts";
 import { SEARCH_PAGE_BUDGET_BYTES } from "./coverage_route.ts";
 import { loadOrCreateToken, watchTokenFile } from "./token_file.ts";
@@ -316,10 +318,35 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
       store,
       namesPath: cfg.sessionNamesPath,
       onDamage: (found) => indexer.reportDamage(found),
+      // A gone session's tool calls come from the vault's copy (kept even when it is off).
+      keptCopy: keptCopyOf(cfg),
     },
     trash: { stateRoot: cfg.stateRoot, logsDir: cfg.logsDir, store },
     ui: o.ui,
     logger: o.logger,
+    vault: cfg.vault.enabled
+      ? {
+        report: () => vaultReport(cfg),
+        restore: async (session) => {
+          const { catalog, files } = await restoreKept(cfg, { query: session, to: null });
+          const entry = (await store.readManifest()).sessions[catalog.key];
+          const source = catalog.source as Source;
+          // The next sweep finds the files again; ask for it now so the badge clears.
+          void freshness.refresh().catch(() => {});
+          return {
+            key: catalog.key,
+            files: files.map((f) => ({ path: f.path, bytes: f.bytes })),
+            resume: resumeCommand({
+              source,
+              sessionId: catalog.session_id,
+              project: entry?.meta.project ?? null,
+              files: files.map((f) => f.path),
+            }),
+            note: SOURCE_TABLE[source]?.keep.restore ?? null,
+          };
+        },
+      }
+      : undefined,
     team: o.team
       ? (team = startTeamService({
         open: o.team.open,

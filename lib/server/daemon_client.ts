@@ -51,10 +51,10 @@ function queryString(req: SearchRequest): string {
 export async function searchViaDaemon(
   d: DaemonFile,
   req: SearchRequest,
-  o: { signal?: AbortSignal; refresh?: boolean } = {},
+  o: { signal?: AbortSignal; refresh?: boolean; archive?: boolean } = {},
 ): Promise<DaemonPage | Unreachable> {
   const url = `http://127.0.0.1:${d.port}/api/sessions/message-search?${queryString(req)}` +
-    (o.refresh ? "&refresh=1" : "");
+    (o.refresh ? "&refresh=1" : "") + (o.archive ? "&scope=archive" : "");
   for (let attempt = 0;; attempt++) {
     let res: Response;
     try {

@@ -54,7 +54,9 @@ import type { SweepProgressView } from "./sweep_progress.ts";
 import { answerRoute, rollbackRoute, steerRoute } from "./control_route.ts";
 import { deleteRoute, restoreRoute, trashListRoute } from "./trash_route.ts";
 import { TRASH_KEEP_DAYS, type TrashDeps } from "../catalog/mod.ts";
+import { archiveMessageSearch } from "./archive_route.ts";
 import { searchScope, TEAM_ROUTES, type TeamDeps, teamMessageSearch } from "./team_routes.ts";
+import { VAULT_ROUTES, type VaultDeps } from "./vault_routes.ts";
 
 /** What handlers may use. */
 export interface RouteDeps {
@@ -86,6 +88,8 @@ export interface RouteDeps {
   gate?: SearchGate;
   /** Caps of the heavy routes (heavy_gates.ts). @default createHeavyGates() per app */
   heavyGates?: HeavyGates;
+  /** The transcript vault: absent (INTENDANT_VAULT=off), its routes answer 404 vault_off. */
+  vault?: VaultDeps;
   /** Team search (`--team`): absent, the team routes answer "not configured". */
   team?: TeamDeps;
 }
@@ -113,6 +117,7 @@ const RETRY_AFTER_S = "1";
 
 async function messageSearch(c: Context, d: RouteDeps): Promise<Response> {
   const url = new URL(c.req.url);
+  if (url.searchParams.get("scope") === "archive") return archiveMessageSearch(c, d);
   if (searchScope(url) === "team") return teamMessageSearch(c, d);
   url.searchParams.delete("scope"); // "local", said explicitly
   const refresh = takeRefresh(url);
@@ -196,7 +201,7 @@ export const ROUTES: readonly RouteDef[] = [
     operation: "api_sessions_message_search",
     body: "none",
     summary:
-      "full-text search over every agent's messages (q, limit, cursor, include_superseded, source, role, project, since, until, complete, sort=newest|relevance; scope=team with machine=a,b searches the team database)",
+      "full-text search over every agent's messages (q, limit, cursor, include_superseded, source, role, project, since, until, complete, sort=newest|relevance; scope=team with machine=a,b searches the team database; scope=archive searches sessions older than the window)",
     handler: messageSearch,
   },
   {
@@ -410,4 +415,5 @@ export const ROUTES: readonly RouteDef[] = [
     },
   },
   ...TEAM_ROUTES,
+  ...VAULT_ROUTES,
 ];

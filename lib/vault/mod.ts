@@ -24,4 +24,21 @@ export type { RestoredFile, RestoreOptions } from "./restore.ts";
 export { vaultStatus } from "./status.ts";
 export type { VaultFigures, VaultStatus } from "./status.ts";
 export { DamagedObjectError } from "./objects.ts";
-export { keeperOf, listenerOf, vaultKeeps } from "./keeper_of.ts";
+export {
+  cleanupRisksOf,
+  keeperOf,
+  keptCopyOf,
+  listenerOf,
+  restoreKept,
+  vaultKeeps,
+  vaultReport,
+} from "./keeper_of.ts";
+export type { VaultReport } from "./keeper_of.ts";
+export {
+  CLAUDE_CLEANUP_DEFAULT_DAYS,
+  cleanupPeriodOf,
+  cleanupRiskOf,
+  DUE_WITHIN_DAYS,
+  readCleanupRisks,
+} from "./cleanup_risk.ts";
+export type { CleanupRisk } from "./cleanup_risk.ts";

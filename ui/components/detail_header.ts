@@ -17,6 +17,7 @@ import { shownText, shownTitle, shownTitleText } from "../lib/masking.ts";
 import { RelTime } from "./rel_time.ts";
 import { RenameField } from "./rename_field.ts";
 import { DeleteButton } from "./delete_button.ts";
+import { VaultRestoreButton } from "./vault_restore.ts";
 import { SourceBadge } from "./source_badge.ts";
 import { backToListHref } from "../lib/route.ts";
 
@@ -29,7 +30,8 @@ export interface DetailHeaderProps {
   onRenamed(name: string | null): void;
 }
 
-const GONE_TIP = "The source files are gone; the index still serves them";
+const GONE_TIP =
+  "Its agent deleted the source files; the index still serves its messages, and the vault can put the files back";
 const COPY_STATUS = {
   idle: "",
   copied: "Copied to the clipboard",
@@ -96,6 +98,8 @@ export function DetailHeader({ session: s, total, live, loadAll, onRenamed }: De
           )}
             onRenamed=${onRenamed} />
           ${status} ${gone} ${liveBadge}
+          ${s.source_gone && s.source !== "intendant" &&
+            html`<${VaultRestoreButton} sessionKey=${s.key} />`}
         </div>
       <p class="detail-meta">
           ${project}

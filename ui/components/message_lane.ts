@@ -44,7 +44,17 @@ export interface MessageLaneProps {
   onSort?(sort: SearchSort): void;
   /** Why Best match cannot be used here (team scope), or null. */
   sortUnavailable?: string | null;
+  /**
+   * Archive search (sessions older than the window): whether this lane shows it, and the
+   * switch in and out. Absent (team scope): no link.
+   */
+  archive?: { active: boolean; toggle(): void } | null;
 }
+
+/** Fewer groups than this on a complete page offer "Search the archive". */
+const ARCHIVE_OFFER_BELOW = 3;
+const ARCHIVE_LABEL = "From the archive — sessions older than the message window " +
+  "(read from disk on request; copies kept only in the vault are not searched).";
 
 const BUILDING = "The index is still building — results may be incomplete.";
 
@@ -65,6 +75,7 @@ function statusText(l: LaneState): string {
 /** The message lane. */
 export function MessageLane(props: MessageLaneProps) {
   const { lane, summaries, onWiden, sort = "newest", onSort, sortUnavailable = null } = props;
+  const archive = props.archive ?? null;
   const s = lane.state;
   const mask = useMaskSecrets();
   const q = s.shownQuery?.q.trim() ?? "";
@@ -109,6 +120,16 @@ export function MessageLane(props: MessageLaneProps) {
   const notice = s.notice &&
     html`<${Notice} tone="warn" text=${s.notice} action=${canRetry ? retry : null} />`;
   const listClass = s.stale ? "cards stale" : "cards";
+  // Offered when this machine's window came back empty or short (nothing more to load).
+  const short = s.status === "ready" && s.cursor === null && s.groups.length < ARCHIVE_OFFER_BELOW;
+  const archiveLink = archive && (archive.active || short) && html`
+    <p class="archive-offer">
+      <button type="button" class="btn link archive-link" data-archive=${String(archive.active)}
+        onClick=${archive.toggle}>${archive.active
+          ? "Back to recent sessions"
+          : "Search the archive"}</button>
+    </p>
+  `;
 
   return html`
     <section class="lane" aria-labelledby="lane-msg-h" aria-busy=${String(busy)}
@@ -120,6 +141,7 @@ export function MessageLane(props: MessageLaneProps) {
           ${onSort &&
             html`<${SortToggle} sort=${sort} onSort=${onSort} unavailable=${sortUnavailable} />`}
         </div>
+        ${archive?.active && html`<p class="archive-label" role="note">${ARCHIVE_LABEL}</p>`}
         ${s.building && html`<${Notice} tone="warn" text=${BUILDING} />`}
         ${notice}
         ${s.error && html`<${Notice} tone="error" text=${s.error} action=${retry} />`}
@@ -133,6 +155,7 @@ export function MessageLane(props: MessageLaneProps) {
           ${s.groups.flatMap((g, i) => i === firstRelated ? [divider, card(g)] : [card(g)])}
         </ul>
         ${more}
+        ${archiveLink}
       </section>
   `;
 }

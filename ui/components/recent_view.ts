@@ -23,9 +23,10 @@ import type { SessionsModel } from "../hooks/use_sessions.ts";
 import type { TeamInfo } from "../hooks/use_team.ts";
 import { useSearchLane } from "../hooks/use_search_lane.ts";
 import { onResultsKeyDown } from "../lib/result_nav.ts";
-import { withSort } from "../lib/route.ts";
+import { withoutScope, withSort } from "../lib/route.ts";
 import type { LaneQuery } from "../lib/search_lane.ts";
 import { CoverageBar } from "./coverage_bar.ts";
+import { VaultNotice } from "./vault_notice.ts";
 import type { Widening } from "./lane_empty.ts";
 import { MessageLane } from "./message_lane.ts";
 import { MetadataLane } from "./metadata_lane.ts";
@@ -55,6 +56,7 @@ export function RecentView(props: RecentViewProps) {
   const { hidden, sessions, search, onSearch, messageLane, inputRef, team = null } = props;
   const q = search.q.trim();
   const teamScope = team !== null && search.scope === "team";
+  const archiveScope = search.scope === "archive";
   const laneQuery: LaneQuery | null = messageLane && q
     ? {
       q,
@@ -62,6 +64,7 @@ export function RecentView(props: RecentViewProps) {
       source: search.sources,
       role: search.roles,
       ...(teamScope ? { scope: "team" as const, machines: search.machines ?? [] } : {}),
+      ...(archiveScope ? { scope: "archive" as const } : {}),
       ...(!teamScope && search.sort === "relevance" ? { sort: "relevance" as const } : {}),
     }
     : null;
@@ -76,7 +79,12 @@ export function RecentView(props: RecentViewProps) {
   const messages = messageLane && html`
     <${MessageLane} lane=${lane} summaries=${summaries} onWiden=${widen}
       sort=${search.sort ?? "newest"} onSort=${(v: SearchSort) => onSearch(withSort(search, v))}
-      sortUnavailable=${teamScope ? TEAM_SORT_UNAVAILABLE : null} />
+      sortUnavailable=${teamScope ? TEAM_SORT_UNAVAILABLE : null}
+      archive=${teamScope ? null : {
+        active: archiveScope,
+        toggle: () =>
+          onSearch(archiveScope ? withoutScope(search) : { ...search, scope: "archive" }),
+      }} />
   `;
   const metadata = !teamScope && html`
     <${MetadataLane} q=${q} sources=${search.sources} standalone=${!messageLane} />
@@ -90,6 +98,7 @@ export function RecentView(props: RecentViewProps) {
     <div class="view" hidden=${hidden}>
       <${SearchToolbar} model=${search} onChange=${onSearch} messageLane=${messageLane}
         inputRef=${inputRef} coverage=${cov.coverage} team=${team} />
+      <${VaultNotice} />
       <${CoverageBar} coverage=${cov.coverage} error=${cov.error} compact=${q !== ""} />
       <div class="results" onKeyDown=${onResultsKeyDown}>${body}</div>
     </div>

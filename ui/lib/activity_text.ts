@@ -4,7 +4,9 @@
  * all there — "Tool calls are not shown: …" (none could be read: a database source, a
  * missing or refused file, a gone source) or "Some tool calls could not be read: …" — and,
  * per file that was not read whole, its path and why, the reason code kept for the tooltip.
- * An `ok` status (or none: native sessions, older daemons) says nothing. Pure.
+ * An `ok` status (or none: native sessions, older daemons) says nothing — unless the tool
+ * calls came from the vault's copy (`from: "vault"`: its agent deleted the files), which
+ * is said ("From the vault: …"), whole or not. Pure.
  */
 import type { ActivityStatus } from "../api_client.ts";
 
@@ -25,6 +27,7 @@ const FILE_REASONS: Record<string, string> = {
   read_cap: "cut at the read limit",
   corrupt: "damaged",
   read_error: "read error",
+  not_in_vault: "deleted by its agent and not kept in the vault",
 };
 
 /** A file reason code in words ("read_error: X" keeps its detail). */
@@ -37,7 +40,7 @@ export function fileReasonText(code: string | undefined): string {
 
 /** What the detail says about its tool calls, or null when they are all there. */
 export interface ActivityLine {
-  state: "partial" | "unavailable";
+  state: "partial" | "unavailable" | "vault";
   text: string;
   /** The files not read whole: path, reason in words, reason code. */
   files: { file: string; why: string; code: string }[];
@@ -50,6 +53,11 @@ function tail(reason: string): string {
 
 /** The line for `a` (see the module header). */
 export function activityLine(a: ActivityStatus | null | undefined): ActivityLine | null {
+  if (a?.from === "vault" && a.state === "ok") {
+    const text =
+      "From the vault: its agent deleted the files; the tool calls are read from the vault's copy";
+    return { state: "vault", text, files: [] };
+  }
   if (!a || a.state === "ok") return null;
   const files = a.files.filter((f) => f.state !== "ok").map((f) => ({
     file: f.file,

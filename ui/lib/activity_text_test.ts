@@ -58,3 +58,29 @@ Deno.test("fileReasonText() has words for every refusal of the contained reader"
     assert.notEqual(text, code.replaceAll("_", " "), `${code} has a phrase of its own`);
   }
 });
+
+Deno.test("activityLine() says the tool calls came from the vault when its agent deleted the files", () => {
+  const whole = activityLine({
+    state: "ok",
+    files: [{ file: "a.jsonl", state: "ok" }],
+    skipped: {},
+    from: "vault",
+  });
+  assert.equal(whole?.state, "vault");
+  assert.match(whole!.text, /^From the vault: its agent deleted the files/);
+  const part = activityLine({
+    state: "partial",
+    reason: "1 of 2 source files not read whole (not_in_vault)",
+    files: [{ file: "a.jsonl", state: "ok" }, {
+      file: "b.jsonl",
+      state: "unavailable",
+      reason: "not_in_vault",
+    }],
+    skipped: {},
+    from: "vault",
+  });
+  assert.equal(part?.state, "partial");
+  assert.deepEqual(part!.files.map((f) => f.why), [
+    "deleted by its agent and not kept in the vault",
+  ]);
+});

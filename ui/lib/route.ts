@@ -29,8 +29,11 @@ export interface ListState {
   sources: Source[];
   roles: Role[];
   includeSuperseded: boolean;
-  /** "team": search the team database (absent: this machine). */
-  scope?: "team";
+  /**
+   * "team": search the team database; "archive": this machine's sessions older than the
+   * message window (`scope=archive`, on request); absent: this machine's window.
+   */
+  scope?: "team" | "archive";
   /** Team scope only: these machines (absent or empty: all). */
   machines?: string[];
   /** "relevance": the message search's Best match order (absent: newest). */
@@ -83,6 +86,7 @@ export function parseRoute(hash: string): Route {
       includeSuperseded: p.get("superseded") === "1",
     };
     if (p.get("sort") === "relevance") list.sort = "relevance";
+    if (p.get("scope") === "archive") list.scope = "archive";
     if (p.get("scope") === "team") {
       list.scope = "team";
       const machines = (p.get("machine") ?? "").split(",").filter((x) => MACHINE_RE.test(x));
@@ -110,12 +114,19 @@ export function listHref(s: ListState): string {
   if (roles.length) p.set("role", roles.join(","));
   if (s.includeSuperseded) p.set("superseded", "1");
   if (s.sort === "relevance") p.set("sort", "relevance");
+  if (s.scope === "archive") p.set("scope", "archive");
   if (s.scope === "team") {
     p.set("scope", "team");
     if (s.machines?.length) p.set("machine", [...s.machines].sort().join(","));
   }
   const str = p.toString();
   return str ? `#/?${str}` : "#/";
+}
+
+/** `s` searching this machine's window again (archive or team scope dropped). */
+export function withoutScope(s: ListState): ListState {
+  const { scope: _s, machines: _m, ...local } = s;
+  return local;
 }
 
 /** `s` in order `sort` (newest drops the field, so its href is the pre-switch one). */

@@ -59,8 +59,11 @@ export interface LaneQuery {
   includeSuperseded: boolean;
   source: readonly Source[];
   role: readonly ("user" | "assistant")[];
-  /** "team": the team database; absent: this machine (the key stays the local one). */
-  scope?: "team";
+  /**
+   * "team": the team database; "archive": sessions older than the window; absent: this
+   * machine (the key stays the local one).
+   */
+  scope?: "team" | "archive";
   /** Team scope: only these machines. */
   machines?: readonly string[];
   /** "relevance": Best match order (absent: newest, and the key stays the newest one). */
@@ -125,6 +128,8 @@ export function laneKey(q: LaneQuery | null): string {
   // newest key is unchanged.
   const key: unknown[] = q.scope === "team"
     ? [...local, "team", [...q.machines ?? []].sort()]
+    : q.scope === "archive"
+    ? [...local, "archive"]
     : local;
   return JSON.stringify(q.sort === "relevance" ? [...key, "sort", "relevance"] : key);
 }
@@ -235,6 +240,7 @@ export function createSearchLane(o: LaneOptions): SearchLane {
         source: q.source,
         role: q.role,
         ...(q.scope === "team" ? { scope: "team" as const, machines: q.machines ?? [] } : {}),
+        ...(q.scope === "archive" ? { scope: "archive" as const } : {}),
         ...(q.sort === "relevance" ? { sort: "relevance" as const } : {}),
       }, t.signal);
     } catch (err) {

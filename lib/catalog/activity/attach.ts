@@ -22,7 +22,7 @@ import { basename, dirname, isAbsolute, join } from "node:path";
 import type { MessageRecord, Source } from "../../message_search/mod.ts";
 import { type HomeRule, SOURCE_HOME_RULES } from "../../source_homes.ts";
 import type { ExternalModel } from "../external_detail.ts";
-import type { ActivityStatus } from "../types.ts";
+import type { ActivityStatus, KeptCopy } from "../types.ts";
 import { ACTIVITY_CACHE, type ActivityCache } from "./cache.ts";
 import { claudeActivity, claudeRecordLine, claudeSubagentFile } from "./claude.ts";
 import { codexActivity, codexRecordLine } from "./codex.ts";
@@ -78,6 +78,8 @@ export interface AttachOptions {
   cache?: ActivityCache;
   /** @default ACTIVITY_MAX_SESSION_BYTES */
   maxBytes?: number;
+  /** The vault's copies: a gone session's tool calls are read from them. */
+  keptCopy?: KeptCopy;
 }
 
 /** One of the entry's files, located for a contained open. */
@@ -170,6 +172,7 @@ export async function attachActivity(
   }
   const status: ActivityStatus = { state: "ok", files: [], skipped: {} };
   if (m.entry.source_gone) {
+    if (o.keptCopy) return await fromVault(m, spec, o.keptCopy, maxBytes);
     return {
       ...m,
       activity: { ...status, state: "unavailable", reason: "The session's source files are gone" },
@@ -212,4 +215,57 @@ export async function attachActivity(
     });
   }
   return { ...m, rows: joinActivity(m.rows, joins), activity: summarize(status) };
+}
+
+/**
+ * A gone session's tool calls from the vault's copies of its files (the agent deleted
+ * them; the vault kept them): the same parse and join as from the agent's files, under
+ * the same byte budget, with `activity.from` "vault". A file the vault does not hold (or
+ * holds beyond the budget) is said unavailable, as a missing one would be.
+ */
+async function fromVault(
+  m: ExternalModel,
+  spec: SourceSpec,
+  kept: KeptCopy,
+  maxBytes: number,
+): Promise<ExternalModel> {
+  const status: ActivityStatus = { state: "ok", files: [], skipped: {}, from: "vault" };
+  const joins: JoinFile[] = [];
+  let budget = maxBytes;
+  const located = locate(m);
+  const key = `${m.entry.source}:${m.entry.session_id}`;
+  for (const [i, abs] of m.entry.meta.files.entries()) {
+    const shown = located[i]?.shown ?? basename(abs);
+    let bytes: Uint8Array | null;
+    try {
+      bytes = await kept({ key, path: abs, maxBytes: budget });
+    } catch {
+      // A damaged object, an unreadable catalog: this file's tools are out, said so.
+      bytes = null;
+    }
+    if (!bytes) {
+      status.files.push({ file: shown, state: "unavailable", reason: "not_in_vault" });
+      continue;
+    }
+    budget -= bytes.length;
+    const act = spec.parse(bytes, { sessionId: m.entry.session_id });
+    status.files.push({ file: shown, state: "ok" });
+    for (const [k, n] of Object.entries(act.skipped)) {
+      status.skipped[k] = (status.skipped[k] ?? 0) + n;
+    }
+    joins.push({
+      rel: shown,
+      activity: act,
+      subagent: spec.subagent(shown),
+      lineOf: (rec) => spec.lineOf(rec, act),
+    });
+  }
+  const activity = summarize(status);
+  return {
+    ...m,
+    rows: joinActivity(m.rows, joins),
+    activity: activity.state === "ok"
+      ? { ...activity, reason: "Its agent deleted the files: tool calls from the vault's copy" }
+      : activity,
+  };
 }

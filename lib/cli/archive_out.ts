@@ -1,0 +1,20 @@
+/**
+ * The line `intendant search --archive` adds under its listing: that the page came from
+ * the archive (sessions older than the window, lib/message_search archive/), and what it
+ * did not cover, in words. Every string is ours (no transcript text), but it still goes
+ * through terminalSafe: the block can come from a daemon over the network.
+ */
+import type { ArchiveBlock } from "../message_search/mod.ts";
+import { terminalSafe } from "../text/mod.ts";
+
+/** The archive line(s) for a page's block; "" when the page has none. */
+export function archiveLines(block: ArchiveBlock | undefined): string {
+  if (!block) return "";
+  const older = block.window_days === null
+    ? "every kept message (no window is set)"
+    : `messages older than the ${block.window_days}-day window`;
+  const head = `(from the archive: ${older}; ${block.archived_sessions} archived sessions` +
+    `${block.complete ? ", complete" : ""})`;
+  const gaps = block.not_covered.map((n) => `(not covered: ${n})`);
+  return [head, ...gaps].map((l) => terminalSafe(l)).join("\n") + "\n";
+}
