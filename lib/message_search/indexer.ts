@@ -1,4 +1,6 @@
 /**
+ * One piece over the 600-line guide (≈ 860 lines), on purpose — why at the end of the
+ * next paragraph.
  * The indexer: sweeps sources, classifies each file against its stored cursor, extracts
  * incrementally and publishes one batch per sweep. It decides WHAT a sweep reads, never
  * WHEN: the daemon's freshness scheduler (freshness/) starts sweeps from file events, a
@@ -14,11 +16,12 @@
  * whole corpus in memory; each batch is a complete, valid revision on its own; one batch
  * publishes while the next is extracted: sweep/publish_batches.ts holds that state).
  * After a sweep that moved the manifest the lexicon refresh runs in the background
- * (sweep/lexicon_refresh.ts). What remains here is one piece on purpose (≈ 790 lines,
- * over the 600-line guide): the sweep loop, the ordered extraction window and the per-unit
+ * (sweep/lexicon_refresh.ts). What remains here is one piece on purpose: the sweep loop, the ordered extraction window and the per-unit
  * plan/finish steps all read and write the same unit bookkeeping (publishes-nothing cache,
  * re-derive and damage sets) within one sweep; split, that state would have to be passed
  * between modules as a mutable object, which is the coupling the earlier splits removed.
+ * The archive's two options (`band`: which units a sweep owns; `follower`: the work
+ * after each sweep, awaited by settled() and stop()) are read at those same steps.
  *
  * Parallel extraction (issue 16 §4): extract calls run ahead of publishing, on a worker
  * pool (pool/: one worker per core; units read from the start go there, everything else

@@ -1,6 +1,6 @@
 /**
  * Codex discovery: every CODEX_HOME given walks `sessions/YYYY/MM/DD/` and the flat
- * `archived_sessions/` for `rollout-*.jsonl` and `rollout-*.jsonl.zst` (formats.md §1.1:
+ * `archived_sessions/` for `rollout-*.jsonl` and `rollout-*.jsonl.zst` (FORMAT.md §1:
  * date dirs and filename stamp are local time; the archive is believed flat [unc], so
  * date dirs are accepted there too). One unit per THREAD, keyed `codex:<thread-id>`: the
  * id is the filename's trailing UUID (fallback: the first line's session_meta

@@ -1,7 +1,7 @@
 /**
  * The Codex rollout line interpreter: one RolloutLine (`{timestamp, type, payload}`,
- * formats.md §1.2) at a time into records and marks, carrying a small state between
- * incremental reads. Lanes (formats.md §1.10, spec "The extractors"):
+ * FORMAT.md §2) at a time into records and marks, carrying a small state between
+ * incremental reads. Lanes (FORMAT.md §3):
  * - user prose = `event_msg` / `user_message`.message ONLY, skipped when `kind` is
  *   present and not "plain" (Sep–Oct 2025 injections). Codex twins every real prompt
  *   with a user-role `response_item`; the event is canonical, and skipping that lane

@@ -5,7 +5,7 @@
  * state. It lets a thread continue without re-indexing when its bytes moved to another
  * inode (cross-volume move, an atomic rewrite of identical content, a torn tail truncated
  * and replaced) or to another representation (Codex compressing `x.jsonl` into
- * `x.jsonl.zst`, formats.md §1.1; see codex_zst.ts).
+ * `x.jsonl.zst`, FORMAT.md §1; see codex_zst.ts).
  * Invariants:
  * - Plain files are read ONLY through readIncrement (torn tails wait, oversized lines are
  *   skipped and reported, the open refuses non-regular files).

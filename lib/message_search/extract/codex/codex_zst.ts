@@ -1,6 +1,6 @@
 /**
- * Compressed Codex rollouts (`rollout-….jsonl.zst`, newer Codex; formats.md §1.1 [src:
- * codex-rs/rollout/src/compression.rs]). A compressed rollout is immutable: it is read
+ * Compressed Codex rollouts (`rollout-….jsonl.zst`, newer Codex; FORMAT.md §1,
+ * from codex-rs/rollout/src/compression.rs). A compressed rollout is immutable: it is read
  * whole through the safe open (codex_source.ts readRegular), bounded both compressed and
  * decompressed (fail-closed with a reason, never a partial parse), decompressed with
  * node:zlib `zstdDecompressSync`, and split into lines like a plain file. Its FileCursor

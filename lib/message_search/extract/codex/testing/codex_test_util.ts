@@ -1,6 +1,6 @@
 /**
  * Test support for the Codex extractor suites (codex_*_test.ts), not used by production
- * code: rollout line builders in Codex's exact envelope (formats.md §1.2), and an
+ * code: rollout line builders in Codex's exact envelope (../FORMAT.md §2), and an
  * in-memory shard that applies outcomes the way the store does (replace resets, append
  * concatenates, cursors and state replaced), validating every record and mark against
  * the store's schemas so an invalid segment fails the test instead of being rejected
