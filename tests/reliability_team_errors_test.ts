@@ -46,9 +46,13 @@ Deno.test("H8: team commands during PostgreSQL restarts end in one line and a hi
       let bad = 0;
       let total = 0;
       for (const cmd of commands) {
-        const t0 = Date.now();
         const first = await runIntendant(root, cmd, { env });
         assert.equal(first.code, 0, `${cmd.join(" ")}: ${first.stderr}`);
+        // Time a warm run: the runs below are warm, and the first run's cold sweep and vault
+        // keep would put every restart point after a warm run has already ended.
+        const t0 = Date.now();
+        const warm = await runIntendant(root, cmd, { env });
+        assert.equal(warm.code, 0, `${cmd.join(" ")}: ${warm.stderr}`);
         const took = Date.now() - t0;
         let hit = 0;
         const shapes = new Map<string, number>();

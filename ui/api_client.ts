@@ -219,6 +219,19 @@ export function searchMessages(p: SearchParams, signal?: AbortSignal): Promise<S
   return request(`/api/sessions/message-search${params}`, { signal });
 }
 
+// ---- Deep Search (issue 29): tool output and reasoning too, every source's files.
+import type { DeepHit, DeepScanned, DeepSearchResult } from "../lib/catalog/types.ts";
+export type { DeepHit, DeepScanned, DeepSearchResult };
+
+/** One Deep Search page, bounded by `maxMs` so a pager shows progress. */
+export function deepSearchPage(
+  p: { q: string; cursor: string | null; limit: number; maxMs: number },
+  signal?: AbortSignal,
+): Promise<DeepSearchResult> {
+  const params = query({ q: p.q, cursor: p.cursor, limit: p.limit, max_ms: p.maxMs });
+  return request(`/api/sessions/search${params}`, { signal });
+}
+
 /** A page of a session's detail; `locate` centers it on a hit. */
 export function fetchDetail(
   key: string,

@@ -9,8 +9,11 @@
  * next window, which overlaps by more than any match can span).
  * Bytes are decoded leniently: invalid UTF-8 becomes U+FFFD, which can shift the
  * reported file offset of a later match on that line (the snippet stays exact).
+ * Snippets leave here masked (maskSnippet: lib/secrets' one masker, then the cut-edge
+ * rule, as every surface showing cut text does): a deep hit quotes raw tool output.
  */
 import { fold, foldWithMap } from "../message_search/mod.ts";
+import { maskCutEdges, maskWithRanges } from "../secrets/mod.ts";
 
 /** Longest snippet, in UTF-8 bytes. */
 export const SNIPPET_MAX_BYTES = 280;
@@ -25,6 +28,9 @@ export interface PieceHit {
   at: number;
   snippet: string;
   ranges: [number, number][];
+  /** The snippet starts after / ends before the piece's first / last byte. */
+  cutHead: boolean;
+  cutTail: boolean;
 }
 
 /** The longest a match of `needle` can be in original bytes (each unit ≤ one 4-byte char). */
@@ -75,7 +81,20 @@ export function matchPiece(
   const inSnippet = ranges
     .filter(([x, y]) => (x >= start && y <= end) || x === a)
     .map(([x, y]): [number, number] => [x - start, Math.min(y, end) - start]);
-  return { at: a, snippet: decoder.decode(enc.subarray(start, end)), ranges: inSnippet };
+  return {
+    at: a,
+    snippet: decoder.decode(enc.subarray(start, end)),
+    ranges: inSnippet,
+    cutHead: start > 0,
+    cutTail: end < enc.length,
+  };
+}
+
+/** `h`'s snippet with secrets masked and its ranges moved onto the masked text. */
+export function maskSnippet(h: PieceHit): { snippet: string; ranges: [number, number][] } {
+  const m = maskWithRanges(h.snippet, h.ranges);
+  const e = maskCutEdges(m.text, m.ranges, { head: h.cutHead, tail: h.cutTail });
+  return { snippet: e.text, ranges: e.ranges };
 }
 
 /**

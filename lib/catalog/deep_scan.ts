@@ -11,9 +11,12 @@
  * resume: a line start, or (`mid`) a window start inside a line. Each request can
  * complete at least one window (the minimum budget exceeds a window plus its overlap),
  * so paging always progresses. Only bytes present when the file was opened are read.
+ * The time budget (`deadline`) stops like the byte budget, but only once a request has
+ * read DEEP_MIN_MAX_BYTES, so a slow disk still progresses every page.
+ * The file is anything with a size and positioned reads: a contained open (native and
+ * agent files), a decompressed rollout, a vault version (deep_open.ts).
  */
-import { matchPiece, maxMatchBytes, mayMatch } from "./deep_match.ts";
-import type { SafeFile } from "./safe_fs.ts";
+import { maskSnippet, matchPiece, maxMatchBytes, mayMatch } from "./deep_match.ts";
 import type { DeepHit } from "./types.ts";
 
 /** Bytes per read. */
@@ -36,10 +39,43 @@ export interface ScanBudget {
   scanned: number;
   limit: number;
   hits: DeepHit[];
+  /** Epoch ms after which the scan stops (once it read `minBytes`). @default Infinity */
+  deadline?: number;
+  /** Bytes a page reads before the deadline may stop it. */
+  minBytes?: number;
+  /** @default Date.now */
+  now?: () => number;
 }
 
+/** Why a scan stopped before the end. */
+export type StopReason = "hits" | "bytes" | "time";
+
 /** How a file scan ended. */
-export type ScanEnd = { done: true } | { done: false; pos: ScanPos; reason: "hits" | "bytes" };
+export type ScanEnd = { done: true } | { done: false; pos: ScanPos; reason: StopReason };
+
+/** What deep scan reads: a size and positioned reads of the bytes present at open. */
+export interface ScanFile {
+  readonly size: number;
+  read(offset: number, length: number): Promise<Uint8Array>;
+}
+
+/** Where a file's hits are reported. */
+export interface ScanPlace {
+  key: string;
+  source: DeepHit["source"];
+  sessionId: string;
+  /** The name hits carry (native: relative; external: the agent's path). */
+  file: string;
+  /** Hits give lines (JSONL) rather than byte offsets. */
+  jsonl: boolean;
+  from?: "vault";
+}
+
+/** True when the time budget says stop. */
+function timeUp(b: ScanBudget): boolean {
+  if (b.deadline === undefined || b.scanned < (b.minBytes ?? 0)) return false;
+  return (b.now ?? Date.now)() >= b.deadline;
+}
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
   if (a.length === 0) return b;
@@ -56,38 +92,38 @@ class FileScan {
   mid: boolean;
   carry: Uint8Array = new Uint8Array(0);
   readonly overlap: number;
-  readonly jsonl: boolean;
 
   constructor(
-    readonly where: { rel: string; sessionId: string },
+    readonly where: ScanPlace,
     readonly needle: string,
     start: ScanPos,
     readonly b: ScanBudget,
   ) {
     ({ offset: this.pos, line: this.line, mid: this.mid } = start);
     this.overlap = maxMatchBytes(needle);
-    this.jsonl = where.rel.endsWith(".jsonl");
   }
 
   get full(): boolean {
     return this.b.hits.length >= this.b.limit;
   }
 
-  stop(reason: "hits" | "bytes"): ScanEnd {
+  stop(reason: StopReason): ScanEnd {
     return { done: false, pos: { offset: this.pos, line: this.line, mid: this.mid }, reason };
   }
 
   emit(piece: Uint8Array, at: number, reportBefore = Infinity): void {
     const h = matchPiece(piece, this.needle, reportBefore);
     if (!h) return;
-    const place = this.jsonl ? { line: this.line } : { offset: at + h.at };
-    const { sessionId, rel } = this.where;
+    const place = this.where.jsonl ? { line: this.line } : { offset: at + h.at };
+    const { key, source, sessionId, file, from } = this.where;
     this.b.hits.push({
+      key,
+      source,
       session_id: sessionId,
-      file: rel,
+      file,
+      ...(from ? { from } : {}),
       ...place,
-      snippet: h.snippet,
-      ranges: h.ranges,
+      ...maskSnippet(h),
     });
   }
 
@@ -133,10 +169,10 @@ class FileScan {
   }
 }
 
-/** Scans `file` (named `where.rel` in session `where.sessionId`) for `needle` from `start`. */
+/** Scans `file` (reported as `where`) for `needle` from `start`. */
 export async function scanFile(
-  file: SafeFile,
-  where: { rel: string; sessionId: string },
+  file: ScanFile,
+  where: ScanPlace,
   needle: string,
   start: ScanPos,
   b: ScanBudget,
@@ -148,9 +184,10 @@ export async function scanFile(
   for (;;) {
     if (f.full) return f.stop("hits");
     const remaining = b.maxBytes - b.scanned;
-    if (readPos < file.size && remaining <= 0) {
+    const late = readPos < file.size && remaining > 0 && timeUp(b);
+    if (readPos < file.size && (remaining <= 0 || late)) {
       f.advanceCarry();
-      return f.stop(f.full ? "hits" : "bytes");
+      return f.stop(f.full ? "hits" : late ? "time" : "bytes");
     }
     const chunk = readPos < file.size
       ? await file.read(readPos, Math.min(READ_CHUNK_BYTES, remaining, file.size - readPos))

@@ -11,7 +11,9 @@ export type {
   ActivityStatus,
   CatalogDeps,
   DeepHit,
+  DeepScanned,
   DeepSearchResult,
+  DeepSourceTally,
   DetailEntry,
   KeptCopy,
   LocateResult,
@@ -45,6 +47,7 @@ export {
   deepSearch,
 } from "./deep_search.ts";
 export type { DeepSearchOptions } from "./deep_search.ts";
+export { addDeepScanned, describeDeepScan, emptyDeepScanned } from "./deep_tally.ts";
 export { REPORT_MAX_TOTAL_BYTES, sessionReportStream, sessionReportZip } from "./report_zip.ts";
 export type { ReportOptions, ReportStream } from "./report_zip.ts";
 export { nativeReplay, REPLAY_PAGE_MAX_BYTES } from "./native_replay.ts";

@@ -5,6 +5,7 @@
  * degrades into a typed LocateResult instead, so the detail view still opens.
  */
 import type { ShardDamage, Source, Store } from "../message_search/mod.ts";
+import type { Vault } from "../vault/mod.ts";
 
 /** What the catalog reads. Paths come from ResolvedConfig; nothing here reads the env. */
 export interface CatalogDeps {
@@ -25,6 +26,11 @@ export interface CatalogDeps {
    * no vault (INTENDANT_VAULT=off, or a caller without one).
    */
   keptCopy?: KeptCopy;
+  /**
+   * The vault itself: Deep Search scans its copies of gone sessions (and of sessions the
+   * index no longer holds). Absent or null: no vault.
+   */
+  vault?: Vault | null;
   /** @default Date.now */
   now?: () => number;
 }
@@ -176,15 +182,52 @@ export interface PendingQuestion {
 
 /** One Deep Search hit. `ranges` are byte offsets into `snippet` (UTF-8). */
 export interface DeepHit {
+  /** `<source>:<session_id>` */
+  key: string;
+  source: Source;
   session_id: string;
-  /** Path relative to the session directory (`session.jsonl`, `turns/turn_001_reasoning.txt`). */
+  /**
+   * Native: the path relative to the session directory (`session.jsonl`,
+   * `turns/turn_001_reasoning.txt`); external: the agent's path of the file.
+   */
   file: string;
+  /** The bytes came from the vault's copy (the agent's file is gone). */
+  from?: "vault";
   /** 1-based line, for .jsonl files. */
   line?: number;
   /** Byte offset of the match in the file, for every other file. */
   offset?: number;
+  /** Masked (lib/secrets): a deep hit quotes raw tool output. */
   snippet: string;
   ranges: [number, number][];
+}
+
+/** One source's share of a Deep Search page. */
+export interface DeepSourceTally {
+  sessions: number;
+  files: number;
+  bytes: number;
+  /** Of those, read from the vault's copies. */
+  vault_sessions: number;
+  vault_bytes: number;
+}
+
+/** What one Deep Search page read (counts of this page only: a pager sums them). */
+export interface DeepScanned {
+  sessions: number;
+  files: number;
+  bytes: number;
+  by_source: Partial<Record<Source, DeepSourceTally>>;
+  /** Files that could not be read, by reason (missing, symlink, too_large, corrupt, …). */
+  skipped_files: Record<string, number>;
+  /** Sessions not scanned by design, with the reason. */
+  not_scanned: { source: Source; sessions: number; reason: string }[];
+  /** Gone sessions of which the vault holds no copy: nothing left to scan. */
+  gone_unkept: number;
+  /** Every session was scanned to its end by this and the earlier pages. */
+  complete: boolean;
+  /** Why this page stopped early: the hit limit, the byte budget or the time budget. */
+  stopped: "hits" | "bytes" | "time" | null;
 }
 
 /** A Deep Search page. */
@@ -192,8 +235,11 @@ export interface DeepSearchResult {
   hits: DeepHit[];
   cursor: string | null;
   scanned_bytes: number;
-  /** True when the byte budget ended the page before the scan finished. */
+  /** True when a byte or time budget ended the page before the scan finished. */
   partial: boolean;
+  scanned: DeepScanned;
+  /** Where the scan is: sessions before the resume point, of all it will scan. */
+  progress: { sessions_done: number; sessions_total: number };
 }
 
 /** A `locate=` value that is not a locator (too long, not base64url/JSON, schema mismatch). */

@@ -18,6 +18,8 @@
  * `--archive` searches the archive instead (sessions older than the window: lib/message_search
  * archive/), by the daemon when one runs, else here (built first when empty); the listing
  * ends with a line saying it came from the archive and what it did not cover.
+ * `--deep` runs Deep Search instead (search_deep.ts): tool output and reasoning too, every
+ * source's files and the vault's copies, printed as found, with what it scanned.
  */
 import { resolveConfig, type ResolvedConfig } from "../config.ts";
 import {
@@ -33,6 +35,7 @@ import {
   SOURCES,
 } from "../message_search/mod.ts";
 import { archiveLines } from "./archive_out.ts";
+import { runDeepSearch } from "./search_deep.ts";
 import { loadCursorKey, readDaemonFile, searchViaDaemon } from "../server/mod.ts";
 import { InvalidInputError } from "../errors.ts";
 import { createTeamSearch, type TeamSearchRequest } from "../team/mod.ts";
@@ -49,7 +52,7 @@ export { formatResults } from "./search_out.ts";
 const USAGE = `intendant search QUERY [--json] [--limit N] [--sort newest|relevance]
                  [--include-superseded] [--source S[,S]]
                  [--role user|assistant] [--project P] [--cursor C] [--refresh]
-                 [--archive]
+                 [--archive | --deep]
                  [--team URL [--machine M[,M]] [--unmask-own] | --local]`;
 
 /** A page and who answered it. */
@@ -93,6 +96,7 @@ export const searchCommand: Command = {
       "unmask-own": { type: "boolean" },
       sort: { type: "string" },
       archive: { type: "boolean" },
+      deep: { type: "boolean" },
     });
     const q = args.positionals.join(" ").trim();
     if (!q) throw new InvalidInputError("Missing QUERY");
@@ -142,6 +146,34 @@ export const searchCommand: Command = {
     const archive = boolFlag(args, "archive");
     if (archive && cfg.team.url !== null && !local) {
       throw new InvalidInputError("--archive searches this machine's archive: add --local");
+    }
+    if (boolFlag(args, "deep")) {
+      // Deep Search (search_deep.ts): its own scan, page and listing.
+      const refused = ["archive", "team", "machine", "source", "role", "project", "sort"]
+        .filter((f) => args.flags[f] !== undefined && args.flags[f] !== false)
+        .concat(boolFlag(args, "include-superseded") ? ["include-superseded"] : []);
+      if (refused.length > 0 || (cfg.team.url !== null && !local)) {
+        throw new InvalidInputError(
+          refused.length > 0
+            ? `--deep scans every file as written and takes no --${refused[0]}`
+            : "--deep scans this machine's files: add --local",
+        );
+      }
+      try {
+        await runDeepSearch({
+          cfg,
+          io,
+          status,
+          q,
+          limit: numberFlag(args, "limit"),
+          cursor: stringFlag(args, "cursor") ?? null,
+          refresh: boolFlag(args, "refresh"),
+          json: boolFlag(args, "json"),
+        });
+      } finally {
+        status.done();
+      }
+      return EXIT_OK;
     }
     let a: Answer;
     try {

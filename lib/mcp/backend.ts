@@ -29,6 +29,7 @@ import {
 } from "../message_search/mod.ts";
 import { type DaemonFile, loadCursorKey, readDaemonFile, searchViaDaemon } from "../server/mod.ts";
 import type { CatalogDeps } from "../catalog/mod.ts";
+import { Vault } from "../vault/mod.ts";
 import type { TeamBackend } from "./team_backend.ts";
 
 /** The daemon's sweep period: an index swept longer ago than this is refreshed first. */
@@ -151,7 +152,13 @@ export function createBackend(cfg: ResolvedConfig, o: BackendOptions): McpBacken
     async catalog() {
       // With a daemon up it keeps the index fresh (and holds the writer lock): no sweep here.
       const { index } = (await daemon()) ? await openLocal() : await freshLocal();
-      return { logsDir: cfg.logsDir, store: index.store, namesPath: cfg.sessionNamesPath };
+      return {
+        logsDir: cfg.logsDir,
+        store: index.store,
+        namesPath: cfg.sessionNamesPath,
+        // Deep Search reads the vault's copies of deleted sessions.
+        vault: new Vault({ dir: cfg.vault.dir }),
+      };
     },
     async dashboardPort() {
       return (await daemon())?.port ?? cfg.server.port;

@@ -46,6 +46,7 @@ import { resumeCommand } from "../catalog/mod.ts";
 import { MACHINE_NAME_MAX } from "../team/mod.ts";
 import { hitLink, LINK_NOTE } from "../server/mod.ts";
 import { hitId } from "./hit_ids.ts";
+import { searchDeep } from "./tool_search_deep.ts";
 import { enumListArg, intArg, nameListArg, oneOrMany, textArg } from "./args.ts";
 
 /** Session groups per page unless asked: a model reads a few sessions, not a hundred. */
@@ -126,11 +127,15 @@ export const SEARCH_INPUT = {
     "The cursor a previous search_messages result gave, for its next page (repeat the same " +
       "query and filters; the cursor carries the page size).",
   ),
-  scope: z.enum(["local", "archive"], { error: 'must be "local" or "archive"' }).optional()
+  scope: z.enum(["local", "archive", "deep"], {
+    error: 'must be "local", "archive" or "deep"',
+  }).optional()
     .describe(
       "local (default): the rolling window of recent sessions; archive: sessions older " +
         "than the window (slower: read from disk on request). Try archive when local finds " +
-        "nothing or too little.",
+        "nothing or too little. deep: also tool calls and their output (build and test " +
+        "errors), reasoning and logs, scanned in the agents' files and the vault's copies " +
+        "(slow, paged by cursor; takes only query, limit and cursor).",
     ),
 };
 
@@ -245,6 +250,7 @@ export async function searchMessages(
   args: SearchArgs,
   o: { maxBytes: number },
 ): Promise<string> {
+  if (args.scope === "deep") return await searchDeep(b, args, o);
   const machine = oneOrMany(args.machine);
   const team0 = b.team;
   // Relevance by default for this machine's index (agents ask questions); the team

@@ -21,7 +21,7 @@
  * removed at the next start once a connect to it is refused). Nothing but the front can
  * reach that server: no second TCP port exists to bypass it.
  */
-import { keeperOf, keptCopyOf, listenerOf, restoreKept, vaultReport } from "../vault/mod.ts";
+import { keeperOf, keptCopyOf, listenerOf, restoreKept, Vault, vaultReport } from "../vault/mod.ts";
 import { dirname } from "node:path";
 import type { ResolvedConfig } from "../config.ts";
 import { ensurePrivateDirSync, removeIfExists, writeFileAtomic } from "../durable/mod.ts";
@@ -320,6 +320,8 @@ export async function startDaemon(cfg: ResolvedConfig, o: DaemonOptions = {}): P
       onDamage: (found) => indexer.reportDamage(found),
       // A gone session's tool calls come from the vault's copy (kept even when it is off).
       keptCopy: keptCopyOf(cfg),
+      // Deep Search scans the vault's copies of gone sessions (also when it is off now).
+      vault: new Vault({ dir: cfg.vault.dir }),
     },
     trash: { stateRoot: cfg.stateRoot, logsDir: cfg.logsDir, store },
     ui: o.ui,

@@ -89,6 +89,10 @@ export const DeepSearchParams = z.object({
   q: z.string().min(2).max(1000),
   cursor: z.string().max(4096).optional(),
   limit: int(1, 500).optional(),
+  /** A page's time budget (the dashboard pages about once a second to show progress). */
+  max_ms: int(100, 10_000).optional(),
+  /** `GET /api/sessions/message-search?scope=deep` is this route. */
+  scope: z.literal("deep").optional(),
 }).strict();
 
 export const RenameBody = z.object({ name: z.string().max(10_000).nullable() }).strict();

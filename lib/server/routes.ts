@@ -115,9 +115,24 @@ export interface RouteDef {
 
 const RETRY_AFTER_S = "1";
 
+/** One Deep Search page (lib/catalog deep_search.ts), in a heavy-work slot. */
+function deepSearchRoute(c: Context, d: RouteDeps): Promise<Response> {
+  const p = parseQuery(DeepSearchParams, new URL(c.req.url));
+  return gated(c, heavy(d), "deep", async () =>
+    c.json(
+      await deepSearch(d.catalog, {
+        q: p.q,
+        cursor: p.cursor ?? null,
+        limit: p.limit,
+        maxMs: p.max_ms,
+      }),
+    ));
+}
+
 async function messageSearch(c: Context, d: RouteDeps): Promise<Response> {
   const url = new URL(c.req.url);
   if (url.searchParams.get("scope") === "archive") return archiveMessageSearch(c, d);
+  if (url.searchParams.get("scope") === "deep") return deepSearchRoute(c, d);
   if (searchScope(url) === "team") return teamMessageSearch(c, d);
   url.searchParams.delete("scope"); // "local", said explicitly
   const refresh = takeRefresh(url);
@@ -201,7 +216,7 @@ export const ROUTES: readonly RouteDef[] = [
     operation: "api_sessions_message_search",
     body: "none",
     summary:
-      "full-text search over every agent's messages (q, limit, cursor, include_superseded, source, role, project, since, until, complete, sort=newest|relevance; scope=team with machine=a,b searches the team database; scope=archive searches sessions older than the window)",
+      "full-text search over every agent's messages (q, limit, cursor, include_superseded, source, role, project, since, until, complete, sort=newest|relevance; scope=team with machine=a,b searches the team database; scope=archive searches sessions older than the window; scope=deep is Deep Search)",
     handler: messageSearch,
   },
   {
@@ -210,14 +225,8 @@ export const ROUTES: readonly RouteDef[] = [
     operation: "api_sessions_deep_search",
     body: "none",
     summary:
-      "Deep Search: exhaustive paged scan over full native logs, tool output and reasoning included",
-    handler: (c, d) => {
-      const p = parseQuery(DeepSearchParams, new URL(c.req.url));
-      return gated(c, heavy(d), "deep", async () =>
-        c.json(
-          await deepSearch(d.catalog, { q: p.q, cursor: p.cursor ?? null, limit: p.limit }),
-        ));
-    },
+      "Deep Search (also message-search?scope=deep): exhaustive paged scan of every source's files and the vault's copies, tool output and reasoning included (q, cursor, limit, max_ms); each page says what it scanned",
+    handler: deepSearchRoute,
   },
   {
     method: "GET",

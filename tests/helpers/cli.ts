@@ -95,13 +95,16 @@ export function spawnIntendant(
   return { child, dir, stderrSoFar: () => stderr, done };
 }
 
-/** Polls until `pred` holds (or throws after `timeoutMs`). */
-/** Waits for `<root>/state/daemon.json` (a spawned `serve`) and returns what it says. */
+/**
+ * Waits for `<root>/state/daemon.json` (a spawned `serve`; `o.stateRoot` when the run's
+ * INTENDANT_HOME is elsewhere) and returns what it says.
+ */
 export async function waitForDaemonJson(
   root: string,
   timeoutMs = 20_000,
+  o: { stateRoot?: string } = {},
 ): Promise<{ pid: number; port: number; url: string; token: string }> {
-  const path = join(root, "state", "daemon.json");
+  const path = join(o.stateRoot ?? join(root, "state"), "daemon.json");
   await waitFor(
     () => {
       try {
@@ -116,6 +119,7 @@ export async function waitForDaemonJson(
   return JSON.parse(Deno.readTextFileSync(path));
 }
 
+/** Polls until `pred` holds (or throws after `timeoutMs`). */
 export async function waitFor(
   pred: () => boolean | Promise<boolean>,
   timeoutMs = 20_000,

@@ -15,7 +15,9 @@
  * Newest" switch (sort_toggle.ts; Best match is disabled in team scope). A relevance page
  * (issue 27) puts a divider before its first related group and a badge on each (the card
  * does: session_card.ts); a question of only common words searched nothing and the lane
- * says so in one line instead of an empty state.
+ * says so in one line instead of an empty state. Under a settled page it offers "Search
+ * tool output too" (Deep Search: deep_lane.ts) and, when the page is short, "Search the
+ * archive".
  */
 import { html } from "htm/preact";
 import type { SearchGroup, SearchSort, SessionSummary, TeamSearchGroup } from "../api_client.ts";
@@ -49,6 +51,8 @@ export interface MessageLaneProps {
    * switch in and out. Absent (team scope): no link.
    */
   archive?: { active: boolean; toggle(): void } | null;
+  /** Starts Deep Search of this query (tool output too); absent (team scope): no action. */
+  onDeep?: (() => void) | null;
 }
 
 /** Fewer groups than this on a complete page offer "Search the archive". */
@@ -122,12 +126,21 @@ export function MessageLane(props: MessageLaneProps) {
   const listClass = s.stale ? "cards stale" : "cards";
   // Offered when this machine's window came back empty or short (nothing more to load).
   const short = s.status === "ready" && s.cursor === null && s.groups.length < ARCHIVE_OFFER_BELOW;
-  const archiveLink = archive && (archive.active || short) && html`
+  // Deep Search is offered under every settled page, first when the page is empty: words
+  // of build and test errors live in tool output, which message search never holds.
+  const deepOffer = props.onDeep && s.status === "ready" && html`
+    <button type="button" class="btn link deep-link" onClick=${props.onDeep}>
+      Search tool output too</button>
+  `;
+  const archiveLink = ((archive && (archive.active || short)) || deepOffer) && html`
     <p class="archive-offer">
-      <button type="button" class="btn link archive-link" data-archive=${String(archive.active)}
-        onClick=${archive.toggle}>${archive.active
-          ? "Back to recent sessions"
-          : "Search the archive"}</button>
+      ${archive && (archive.active || short) && html`
+        <button type="button" class="btn link archive-link" data-archive=${String(archive.active)}
+          onClick=${archive.toggle}>${archive.active
+            ? "Back to recent sessions"
+            : "Search the archive"}</button>
+      `}
+      ${deepOffer}
     </p>
   `;
 

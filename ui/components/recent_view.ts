@@ -13,6 +13,8 @@
  * catalog, which is not what a team search asks about. The message lane's order (issue 27,
  * "Best match | Newest") is the search model's `sort`; team scope keeps the preference but
  * searches newest first (the team reader cannot rank yet) and the switch says so.
+ * Deep scope (`scope=deep`, from the lane's "Search tool output too") replaces both lanes
+ * with the Deep Search lane (deep_lane.ts) for the same query.
  */
 import { html } from "htm/preact";
 import type { Ref } from "preact";
@@ -22,10 +24,12 @@ import type { SearchSort } from "../api_client.ts";
 import type { SessionsModel } from "../hooks/use_sessions.ts";
 import type { TeamInfo } from "../hooks/use_team.ts";
 import { useSearchLane } from "../hooks/use_search_lane.ts";
+import { useDeepSearch } from "../hooks/use_deep_search.ts";
 import { onResultsKeyDown } from "../lib/result_nav.ts";
 import { withoutScope, withSort } from "../lib/route.ts";
 import type { LaneQuery } from "../lib/search_lane.ts";
 import { CoverageBar } from "./coverage_bar.ts";
+import { DeepLane } from "./deep_lane.ts";
 import { VaultNotice } from "./vault_notice.ts";
 import type { Widening } from "./lane_empty.ts";
 import { MessageLane } from "./message_lane.ts";
@@ -57,7 +61,9 @@ export function RecentView(props: RecentViewProps) {
   const q = search.q.trim();
   const teamScope = team !== null && search.scope === "team";
   const archiveScope = search.scope === "archive";
-  const laneQuery: LaneQuery | null = messageLane && q
+  const deepScope = !teamScope && search.scope === "deep";
+  const deep = useDeepSearch(deepScope && q.length >= 2 ? q : null);
+  const laneQuery: LaneQuery | null = messageLane && q && !deepScope
     ? {
       q,
       includeSuperseded: search.includeSuperseded,
@@ -84,12 +90,16 @@ export function RecentView(props: RecentViewProps) {
         active: archiveScope,
         toggle: () =>
           onSearch(archiveScope ? withoutScope(search) : { ...search, scope: "archive" }),
-      }} />
+      }}
+      onDeep=${teamScope ? null : () => onSearch({ ...withoutScope(search), scope: "deep" })} />
   `;
   const metadata = !teamScope && html`
     <${MetadataLane} q=${q} sources=${search.sources} standalone=${!messageLane} />
   `;
-  const body = q ? html`${messages} ${metadata}` : html`
+  const deepLane = html`
+    <${DeepLane} model=${deep} onLeave=${() => onSearch(withoutScope(search))} />
+  `;
+  const body = q ? (deepScope ? deepLane : html`${messages} ${metadata}`) : html`
     <${SessionList} model=${sessions} sources=${search.sources}
       onClearSources=${clearSources} />
   `;

@@ -31,9 +31,11 @@ export interface ListState {
   includeSuperseded: boolean;
   /**
    * "team": search the team database; "archive": this machine's sessions older than the
-   * message window (`scope=archive`, on request); absent: this machine's window.
+   * message window (`scope=archive`, on request); "deep": Deep Search of the agents' files
+   * and the vault's copies, tool output too (`scope=deep`, on request); absent: this
+   * machine's window.
    */
-  scope?: "team" | "archive";
+  scope?: "team" | "archive" | "deep";
   /** Team scope only: these machines (absent or empty: all). */
   machines?: string[];
   /** "relevance": the message search's Best match order (absent: newest). */
@@ -87,6 +89,7 @@ export function parseRoute(hash: string): Route {
     };
     if (p.get("sort") === "relevance") list.sort = "relevance";
     if (p.get("scope") === "archive") list.scope = "archive";
+    if (p.get("scope") === "deep") list.scope = "deep";
     if (p.get("scope") === "team") {
       list.scope = "team";
       const machines = (p.get("machine") ?? "").split(",").filter((x) => MACHINE_RE.test(x));
@@ -115,6 +118,7 @@ export function listHref(s: ListState): string {
   if (s.includeSuperseded) p.set("superseded", "1");
   if (s.sort === "relevance") p.set("sort", "relevance");
   if (s.scope === "archive") p.set("scope", "archive");
+  if (s.scope === "deep") p.set("scope", "deep");
   if (s.scope === "team") {
     p.set("scope", "team");
     if (s.machines?.length) p.set("machine", [...s.machines].sort().join(","));
@@ -123,7 +127,7 @@ export function listHref(s: ListState): string {
   return str ? `#/?${str}` : "#/";
 }
 
-/** `s` searching this machine's window again (archive or team scope dropped). */
+/** `s` searching this machine's window again (archive, deep or team scope dropped). */
 export function withoutScope(s: ListState): ListState {
   const { scope: _s, machines: _m, ...local } = s;
   return local;
