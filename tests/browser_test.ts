@@ -270,13 +270,8 @@ Deno.test({
         await groupsAtLeast(page, 40);
       });
 
-      await t.step(
-        "⌘K palette: type, arrow to a message, Enter opens the anchored detail",
-        async () => {
-          await home();
-          await page.keyboard.press("Control+k");
-          const dialog = page.locator("[role=dialog]");
-          await dialog.waitFor();
+      const paletteToMessage = async (dialog: ReturnType<typeof page.locator>) => {
+        {
           const input = dialog.locator("input[role=combobox]");
           await untilFocused(page, "[role=dialog] input[role=combobox]");
           await page.keyboard.type("修复");
@@ -317,6 +312,22 @@ Deno.test({
           await dialog.waitFor();
           await page.keyboard.press("Escape");
           await dialog.waitFor({ state: "detached" });
+        }
+      };
+
+      await t.step(
+        "⌘K palette: type, arrow to a message, Enter opens the anchored detail",
+        async () => {
+          await home();
+          await page.keyboard.press("Control+k");
+          const dialog = page.locator("[role=dialog]");
+          await dialog.waitFor();
+          try {
+            await paletteToMessage(dialog);
+          } finally {
+            // A failure above must not leave the modal over the steps that follow.
+            if (await dialog.count()) await page.keyboard.press("Escape");
+          }
         },
       );
 
