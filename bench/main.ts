@@ -157,6 +157,7 @@ const backfill = await phase("backfill");
 const sources = await phase("sources");
 const stages = await phase("stages");
 const vault = await phase("vault");
+const deep = await phase("deep");
 await Deno.mkdir(home, { recursive: true });
 log("bench: daemon backfill (intendant serve --locked on an empty store)…");
 const daemonFill = await daemonBackfill(corpus, home, log);
@@ -187,6 +188,7 @@ const results = {
   sources,
   stages,
   vault,
+  deep,
   serve,
   daemonBackfill: daemonFill,
   daemon,

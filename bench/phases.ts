@@ -16,6 +16,7 @@
  *              (its state), then a query loop, and the RSS after it;
  *  - stages:   where the backfill's CPU goes, in one thread (phase_stages.ts);
  *  - vault:    what keeping every transcript costs, alone and during a backfill
+ *  - deep:     Deep Search paged to the end against rg over the same homes
  *              (phase_vault.ts);
  *  - sources:  each source alone: its files' (or databases') bare read+JSON.parse, then a
  *              cold sweep of a fresh store wired with that source only, so a source's
@@ -29,6 +30,7 @@ import type { Corpus } from "./corpus/mod.ts";
 import { gc, ioWriteBytes, memory, rootsOf, rootsOfOne, stats, wire } from "./harness.ts";
 import { stages } from "./phase_stages.ts";
 import { vaultPhase } from "./phase_vault.ts";
+import { deepPhase } from "./phase_deep.ts";
 import { runAppends } from "./phase_append.ts";
 import { QUERIES, runQueries } from "./phase_query.ts";
 
@@ -409,6 +411,8 @@ const out = phase === "baseline"
   ? await stages(rootsOf(corpus))
   : phase === "vault"
   ? await vaultPhase(corpus, storeRoot!)
+  : phase === "deep"
+  ? await deepPhase(corpus, storeRoot!)
   : null;
 if (out === null) throw new RangeError(`Unknown phase "${phase}"`);
 console.log(JSON.stringify(out));

@@ -141,6 +141,27 @@ export function renderTable(r: R): string {
       "–",
     ]);
   }
+  if (r.deep) {
+    // Deep Search (issue 29) paged to the end like the CLI, against rg over the same homes.
+    const d = r.deep;
+    const mbs = (x: { ms: number; bytes: number }) => n(x.bytes / 1048576 / (x.ms / 1000), 0);
+    rows.push([
+      "deep search, a needle nowhere (full scan, 1 s pages)",
+      `${ms(d.nohit.ms)} for ${mib(d.nohit.bytes)} (${mbs(d.nohit)} MiB/s, ${d.nohit.pages} pages)`,
+      d.rg ? `rg -F -i ${ms(d.rg.nohitMs)}` : "rg not installed",
+      d.rg ? `${n(d.rg.nohitMs / d.nohit.ms, 3)}× rg's speed` : "–",
+      "–",
+      "–",
+    ]);
+    rows.push([
+      "deep search: first page of a common word (what the dashboard shows first)",
+      `${ms(d.firstPage.ms)} (${d.firstPage.hits} hits)`,
+      "–",
+      "–",
+      "–",
+      "–",
+    ]);
+  }
   const onDisk = df.storeBytesOnDisk;
   rows.push([
     "store bytes on disk after the backfill",
