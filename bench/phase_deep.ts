@@ -61,7 +61,7 @@ export async function deepPhase(c: Corpus, storeRoot: string): Promise<Record<st
   await full(NEEDLES.none);
   const nohit = await full(NEEDLES.none);
   const rare = await full(NEEDLES.rare);
-  let t = performance.now();
+  const t = performance.now();
   const first = await deepSearch(deps, { q: NEEDLES.mid, limit: 100, maxMs: 1000 });
   const firstPageMs = performance.now() - t;
   const rgNohit = await rg(homes, NEEDLES.none);

@@ -32,6 +32,19 @@ export class InvalidInputError extends Error {
   }
 }
 
+/**
+ * A kept session that cannot be written back in place: its agent keeps sessions as rows
+ * of a database (OpenCode, Goose), and a database cannot be restored file by file. An
+ * InvalidInputError, so HTTP answers 400 with the sentence; the CLI prints the one line
+ * and exits 1 (the command line was fine: what it asks cannot be done there).
+ */
+export class NotRestorableError extends InvalidInputError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "NotRestorableError";
+  }
+}
+
 /** The store's writer lock is held by a live writer. */
 export class LockHeldError extends Error {
   constructor(message: string, options?: ErrorOptions) {

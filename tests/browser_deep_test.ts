@@ -3,8 +3,8 @@
  * a Codex command's output comes back empty from message search, whose empty state offers
  * "Search tool output too"; following it puts scope=deep in the URL, pages
  * /api/sessions/search with progress, and shows the hit (agent, file and line, the word
- * marked, the key in the output masked) with what was scanned — the database agents named
- * as not scanned. The hit opens its session; "Back to message search" returns to the
+ * marked, the key in the output masked) with what was scanned per agent — the database
+ * agents, of which the vault holds no export here, named as not scanned. The hit opens its session; "Back to message search" returns to the
  * message lane. A word in no file ends "No matches in any file" after a complete scan.
  */
 import assert from "node:assert/strict";
@@ -56,6 +56,7 @@ Deno.test({
       const text = await deep.innerText();
       assert.ok(!text.includes(SECRET), "the key in the output is masked");
       assert.match(text, /Complete: \d+ sessions/);
+      // No keep ran here, so the database agents have no export to scan and are named.
       assert.match(text, /not scanned: opencode/);
       assert.match(await hits.first().locator(".deep-file").innerText(), /\.jsonl:\d+$/);
       await rig.screenshot("browser_deep");

@@ -2,7 +2,8 @@
  * Deep Search end to end, on the twelve fixture homes laid out like the real tools': a
  * word only in a Codex command's output and one only in a Claude Code tool_result are not
  * found by message search ("no matches") but are by `intendant search --deep` (listing,
- * masked secret, what was scanned per source, the database sources named as not scanned),
+ * masked secret, what was scanned per source, the database agents read in the vault's
+ * export of their rows),
  * `--json`, the daemon's `GET /api/sessions/message-search?scope=deep` (paged with its
  * cursor to the same hits) and MCP `search_messages` with `scope: "deep"` through the real
  * SDK client. After Claude Code deletes the session, the word is still found, in the
@@ -48,8 +49,27 @@ Deno.test("deep search e2e: CLI, API and MCP find tool output of Codex and Claud
     assert.ok(!human.stdout.includes(SECRET), "the key in the output is masked");
     assert.match(human.stdout, /\(deep search: 1 match; scanned \d+ sessions, \d+ files/);
     assert.match(human.stdout, /the scan is complete/);
-    assert.match(human.stdout, /\(not scanned: opencode, \d+ sessions: its tool calls/);
-    assert.match(human.stdout, /\(not scanned: goose, \d+ sessions/);
+    // The database agents' sessions are scanned in the vault's export of their rows.
+    assert.match(human.stdout, /opencode \d+ \(\d+ from the vault\)/);
+    assert.match(human.stdout, /goose \d+ \(\d+ from the vault\)/);
+    assert.doesNotMatch(human.stdout, /not scanned/);
+    const never = await runIntendant(root, [
+      "search",
+      "--deep",
+      "--json",
+      "--limit",
+      "1000",
+      "NEVER-INDEX",
+    ], {
+      env,
+    });
+    assert.equal(never.code, 0, never.stderr);
+    const neverSources = new Set(
+      JSON.parse(never.stdout).hits.map((h: { source: string }) => h.source),
+    );
+    for (const s of ["opencode", "goose", "codex", "claude-code", "gemini"]) {
+      assert.ok(neverSources.has(s), `tool output of ${s} is reached`);
+    }
 
     const json = await runIntendant(root, ["search", "--deep", "--json", CLAUDE_WORD], { env });
     assert.equal(json.code, 0, json.stderr);
@@ -117,7 +137,7 @@ Deno.test("deep search e2e: CLI, API and MCP find tool output of Codex and Claud
         assert.ok(d.text.includes(`«${CODEX_WORD}»`));
         assert.ok(!d.text.includes(SECRET));
         assert.match(d.text, /the scan is complete/);
-        assert.match(d.text, /not scanned: opencode/);
+        assert.match(d.text, /opencode \d+ \(\d+ from the vault\)/);
         const bad = await callTool(client, "search_messages", {
           query: CODEX_WORD,
           scope: "deep",

@@ -46,14 +46,19 @@ Deno.test("H8: team commands during PostgreSQL restarts end in one line and a hi
       let bad = 0;
       let total = 0;
       for (const cmd of commands) {
+        let t0 = Date.now();
         const first = await runIntendant(root, cmd, { env });
         assert.equal(first.code, 0, `${cmd.join(" ")}: ${first.stderr}`);
-        // Time a warm run: the runs below are warm, and the first run's cold sweep and vault
-        // keep would put every restart point after a warm run has already ended.
-        const t0 = Date.now();
+        const cold = Date.now() - t0;
+        // The restart points span from early in a warm run to past the end of the cold one:
+        // a cold first run (sweep, vault keep) alone put them all after a warm `index` had
+        // ended, a warm run alone all before a loaded `team status` reached the database.
+        t0 = Date.now();
         const warm = await runIntendant(root, cmd, { env });
         assert.equal(warm.code, 0, `${cmd.join(" ")}: ${warm.stderr}`);
-        const took = Date.now() - t0;
+        const warmMs = Date.now() - t0;
+        const from = 0.2 * warmMs;
+        const span = Math.max(1.2 * Math.max(cold, warmMs) - from, warmMs);
         let hit = 0;
         const shapes = new Map<string, number>();
         // RUNS runs, and more (up to 3 × RUNS) until a restart has reached the command: on a
@@ -62,7 +67,7 @@ Deno.test("H8: team commands during PostgreSQL restarts end in one line and a hi
         for (let i = 0; i < 3 * RUNS && (i < RUNS || hit === 0); i++) {
           const run = runIntendant(root, cmd, { env });
           // A point in the run: from start-up through the last query.
-          await sleep(took * (0.2 + 1.0 * ((i % RUNS) + Math.random()) / RUNS));
+          await sleep(from + span * ((i % RUNS) + Math.random()) / RUNS);
           await pg.restart();
           const r = await run;
           runs++;

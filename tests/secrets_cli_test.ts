@@ -54,7 +54,12 @@ Deno.test("intendant secrets finds every planted key of every kind, masked, with
     // The fixtures alone hold no secret: the audit says so only after reading everything.
     const clean = await runIntendant(root, ["secrets"], { env });
     assert.equal(clean.code, 0, clean.stderr);
-    assert.match(clean.stdout, /^no secrets found in \d+ messages of \d+ sessions\n$/);
+    assert.match(clean.stdout, /^no secrets found in \d+ messages of \d+ sessions\n/);
+    // The vault kept every transcript: audited too, and clean too (its own section).
+    assert.match(
+      clean.stdout,
+      /\nno secrets found in the vault's \d+ kept versions of \d+ sessions\n$/,
+    );
 
     // Every kind, spread over every source; a second round so each source gets several.
     const planted: { home: AnyFixtureHome; key: PlantedKey }[] = [];

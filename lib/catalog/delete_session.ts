@@ -14,7 +14,7 @@ import {
   InvalidInputError,
   NotFoundError,
 } from "../errors.ts";
-import { sessionKey } from "../message_search/mod.ts";
+import { liftArchiveTombstone, sessionKey } from "../message_search/mod.ts";
 import { assertSessionIdGrammar, SESSION_ID_GRAMMAR } from "../session_log/mod.ts";
 import { nativeSessionIds } from "./resolve_key.ts";
 import {
@@ -132,6 +132,8 @@ export async function deleteNativeSession(
     // silently absent from search.
     if (await lstatOrNull(dir)) {
       try {
+        // An archive sweep may have carried the tombstone meanwhile: lift that one too.
+        await liftArchiveTombstone(d.store, key);
         await d.store.liftTombstone(key);
       } catch (liftErr) {
         throw new AggregateError(

@@ -7,12 +7,15 @@
  * Crash and re-run behaviour is in trash_layout.ts; one case lives here: an id not in
  * the trash but still in logs/ with a tombstone is a delete that crashed between its two
  * steps, and restoring it means lifting that tombstone (`repaired: true`).
+ * The archive (sessions older than the window) carried the tombstone into its own store,
+ * where it never expires: it is lifted too, before the main's (liftArchiveTombstone says
+ * why that order), so a restored old session is archive-searchable after the next build.
  * Race note: an empty directory created at `logs/<id>` between the check and the rename
  * is replaced by rename(2) (nothing is lost); a non-empty one makes the rename fail.
  */
 import { join } from "node:path";
 import { NotFoundError } from "../errors.ts";
-import { sessionKey } from "../message_search/mod.ts";
+import { liftArchiveTombstone, sessionKey } from "../message_search/mod.ts";
 import { pickSessionId } from "./delete_session.ts";
 import { nativeSessionIds } from "./resolve_key.ts";
 import {
@@ -63,6 +66,7 @@ export async function restoreNativeSession(
   }
   await ensureDurableDir(d.logsDir);
   const key = sessionKey("intendant", id);
+  await liftArchiveTombstone(d.store, key);
   const lifted = await d.store.liftTombstone(key);
   await Deno.rename(entry.dir, target);
   await syncDirs([d.logsDir, trashDir]);
@@ -95,6 +99,7 @@ async function repairInterrupted(
       `Session "${id}" is not in the trash: it is in "${d.logsDir}" already`,
     );
   }
+  await liftArchiveTombstone(d.store, key);
   const lifted = await d.store.liftTombstone(key);
   return {
     session_id: id,

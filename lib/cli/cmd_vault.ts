@@ -6,7 +6,9 @@
  * and, for each source present, what a restore gives back. `restore` writes the last
  * kept version of every file of the session to the exact path its agent reads (refusing
  * to overwrite anything, and refusing a path outside the source's current home), or
- * under DIR with `--to`, then prints the agent's resume command. SESSION is a session
+ * under DIR with `--to`, then prints the agent's resume command. A session of a database
+ * source (OpenCode, Goose) is kept as an export of its rows: without `--to` restore
+ * refuses in one line (exit 1), with `--to` it writes `<DIR>/<source>-<id>.json`. SESSION is a session
  * key, a session id, or a unique prefix of either.
  * Every path and id printed came from an agent's files: terminal-safe.
  */
@@ -105,11 +107,12 @@ async function status(io: CliIo, json: boolean): Promise<number> {
       if (r) lines.push(`  ${r.label}: ${r.keep.restore}`);
     }
   }
-  const notKept = Object.values(SOURCE_TABLE).filter((r) => r.keep.kind === "database");
+  const dbRows = Object.values(SOURCE_TABLE).filter((r) => r.keep.kind === "database");
   lines.push(
-    `not kept: ${
-      notKept.map((r) => r.label).join(", ")
-    } (their sessions are rows of a database); Intendant's own sessions live in the state root`,
+    `kept as exports of their rows: ${
+      dbRows.map((r) => r.label).join(", ")
+    } (their sessions are rows of a database, which cannot be restored file by file: ` +
+      "`vault restore SESSION --to DIR` writes the export); Intendant's own sessions live in the state root",
   );
   for (const r of risks) lines.push(r.line);
   for (const d of damaged) lines.push(`damaged catalog, left in place: ${terminalSafe(d)}`);

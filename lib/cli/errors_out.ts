@@ -16,6 +16,7 @@ import {
   InvalidInputError,
   LockHeldError,
   NotFoundError,
+  NotRestorableError,
   StalePublishError,
 } from "../errors.ts";
 import { CursorExpiredError, InvalidCursorError } from "../message_search/mod.ts";
@@ -127,6 +128,11 @@ export function reportError(
     // Deno's "run again with the --allow-x flag" tail is replaced by the hint's exact flag.
     const what = msg.replace(/, run again with the --allow-[a-z]+ flag/, "");
     write(`intendant: ${what}\nhint: ${permissionHint(missing, command)}\n`);
+    return EXIT_FAILURE;
+  }
+  // The sentence says what to do instead (restore with --to DIR): no usage hint.
+  if (err instanceof NotRestorableError) {
+    write(`intendant: ${msg}\n`);
     return EXIT_FAILURE;
   }
   if (err instanceof InvalidInputError || err instanceof RangeError) {

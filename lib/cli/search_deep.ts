@@ -51,7 +51,7 @@ export interface DeepCliOptions {
 /** One hit as two lines: where, then the marked snippet. */
 export function deepHitLines(h: DeepHit): string {
   const at = h.line !== undefined ? `:${h.line}` : h.offset !== undefined ? ` @${h.offset}` : "";
-  const from = h.from === "vault" ? "  (from the vault: the agent deleted it)" : "";
+  const from = h.from === "vault" ? "  (from the vault's copy)" : "";
   const snippet = markSnippet(h.snippet, { offset: 0, ranges: h.ranges, mask: false });
   return `${terminalSafe(h.source)} ${terminalSafe(h.session_id)}  ${
     terminalSafe(h.file)

@@ -130,25 +130,40 @@ export function auditRecords(
   const active = deriveActive(records, marks);
   const out: SecretFinding[] = [];
   records.forEach((r, i) => {
-    const { text: masked, spans } = maskSecrets(r.text);
-    if (spans.length === 0) return;
-    const at = maskedOffsets(r.text, spans);
-    spans.forEach((s, k) => {
-      const [ms, me] = at[k]!;
+    for (const m of maskedFindings(r.text)) {
       out.push({
-        kind: s.kind,
-        rule: s.rule,
-        masked: masked.slice(ms, me),
-        excerpt: excerptOf(masked, ms, me),
+        ...m,
         role: r.role,
         ts_ms: r.ts_ms,
         superseded: !active[i],
         subagent: r.subagent,
         locator: encodeLocator(r.locator),
       });
-    });
+    }
   });
   return out.sort((a, b) => a.ts_ms - b.ts_ms);
+}
+
+/** A secret the masker finds in a text: its kind, its masked form and a masked excerpt. */
+export type MaskedFinding = Pick<SecretFinding, "kind" | "rule" | "masked" | "excerpt">;
+
+/**
+ * Every secret the masker finds in `text`, masked (the one masking of the audit: the
+ * index's messages and the vault's kept lines both go through it).
+ */
+export function maskedFindings(text: string): MaskedFinding[] {
+  const { text: masked, spans } = maskSecrets(text);
+  if (spans.length === 0) return [];
+  const at = maskedOffsets(text, spans);
+  return spans.map((s, k) => {
+    const [ms, me] = at[k]!;
+    return {
+      kind: s.kind,
+      rule: s.rule,
+      masked: masked.slice(ms, me),
+      excerpt: excerptOf(masked, ms, me),
+    };
+  });
 }
 
 /** Where each span's masked form sits in the masked text (UTF-16 offsets). */

@@ -36,7 +36,7 @@ function hitBlock(h: DeepHit): string {
     ? ` byte ${h.offset}`
     : "";
   const from = h.from === "vault"
-    ? " (read from the vault's copy: the agent deleted the file)"
+    ? " (read from the vault's copy: the agent deleted the file, or keeps it as database rows)"
     : "";
   return `- ${field(h.source)} session ${field(h.session_id)} (key ${field(h.key)}), file ` +
     `${field(h.file)}${at}${from}\n  ${markedSnippet(h.snippet, { offset: 0, ranges: h.ranges })}`;

@@ -50,6 +50,9 @@ export {
   createQwenExtractor,
   CURSOR_PARSER_VERSION,
   DROID_PARSER_VERSION,
+  EXPORT_FORMAT,
+  exportSessionRows,
+  exportStoreSession,
   GEMINI_PARSER_VERSION,
   GOOSE_PARSER_VERSION,
   INTENDANT_PARSER_VERSION,
@@ -59,6 +62,8 @@ export {
   PI_PARSER_VERSION,
   QWEN_PARSER_VERSION,
   SPAN_HASH_MAX_BYTES,
+  SQLITE_EXPORTS,
+  storeStampMs,
   WIRED_SOURCES,
 } from "./extract/mod.ts";
 export type {
@@ -67,12 +72,14 @@ export type {
   ExtractOutcome,
   PriorShard,
   ResumeFacts,
+  SessionExport,
   SessionUnit,
   ShardContent,
   SourceRow,
+  SqliteExportSpec,
 } from "./extract/mod.ts";
 export { buildExtractors, createMessageIndex, PARSER_VERSION } from "./wiring.ts";
-export { poolSpecOf, registerPoolable } from "./extractor_set.ts";
+export { poolSpecOf, registerPoolable, SQLITE_SNAPSHOT_DIR } from "./extractor_set.ts";
 export type { PoolSpec } from "./extractor_set.ts";
 export type { ExtractionReport } from "./pool/mod.ts";
 export type { MessageIndex, MessageIndexOptions } from "./wiring.ts";

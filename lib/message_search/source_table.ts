@@ -174,7 +174,7 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     keep: {
       kind: "database",
       restore:
-        "sessions are rows of opencode.db: not kept yet (a database cannot be restored file by file)",
+        "sessions are rows of opencode.db: an export of each session's rows (session, messages, parts, todos) is kept; a database cannot be restored file by file, so `vault restore --to DIR` writes the export (opencode-<id>.json) and nothing is written back into opencode.db (sessions only in the legacy storage/ tree are not kept)",
     },
   },
   goose: {
@@ -187,7 +187,7 @@ export const SOURCE_TABLE: Readonly<Record<Source, SourceRow>> = {
     keep: {
       kind: "database",
       restore:
-        "sessions are rows of sessions.db: not kept yet (a database cannot be restored file by file)",
+        "sessions are rows of sessions.db: an export of each session's rows (session, messages) is kept; a database cannot be restored file by file, so `vault restore --to DIR` writes the export (goose-<id>.json) and nothing is written back into sessions.db (legacy sessions/<name>.jsonl files are not kept)",
     },
   },
 };

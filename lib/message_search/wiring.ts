@@ -9,7 +9,9 @@
  * targets a daemon's freshness scheduler arms (the same roots, so what is watched is
  * exactly what is swept). The archive (archive/) is opened here too, over the same roots,
  * and attached to the main store; in a long-lived process (`lexicon`, the daemon's signal
- * for "keep background caches current") it follows the main indexer's full sweeps.
+ * for "keep background caches current") it follows the main indexer's full sweeps. It
+ * reads the transcript vault's copies of gone sessions too (archive/archive_vault.ts),
+ * with extractors built over the same roots mirrored under a private directory.
  */
 import type { ResolvedConfig } from "../config.ts";
 import { openStore, type Store } from "./store/mod.ts";
@@ -20,7 +22,7 @@ import {
   type WatchTarget,
   watchTargetsOf,
 } from "./extractor_set.ts";
-import { LEASED_ACTIVE_DIR, resolveSourceRoots, STAGING_DIR } from "./roots.ts";
+import { LEASED_ACTIVE_DIR, resolveSourceRoots, type SourceRoots, STAGING_DIR } from "./roots.ts";
 import { join } from "node:path";
 import { type Archive, attachArchive, openArchive } from "./archive/mod.ts";
 
@@ -79,6 +81,15 @@ export async function createMessageIndex(
     now: o.now,
     logger: o.logger,
     onMainDamage: (found) => indexer.reportDamage(found),
+    vault: cfg.vault.enabled
+      ? {
+        // Imported when first read: lib/vault imports this folder's mod.ts, so a static
+        // import here would close a module cycle through the barrel.
+        open: async () => new (await import("../vault/mod.ts")).Vault({ dir: cfg.vault.dir }),
+        extractorsUnder: async (mirror) =>
+          buildExtractors(mirrorRoots(await resolveSourceRoots(cfg), mirror)),
+      }
+      : null,
   });
   attachArchive(store, archive);
   const indexer: Indexer = new Indexer({
@@ -106,4 +117,19 @@ export async function createMessageIndex(
     { path: join(cacheRoot, STAGING_DIR), recursive: false, sources: [] },
   ];
   return { store, indexer, archive, watchTargets };
+}
+
+/**
+ * `roots` as they lie under `mirror` (each path appended below it): what a source's
+ * extractor discovers in a mirror of kept files written at their original paths. Files
+ * named by a variable (a database) are not mirrored: the vault keeps only file sources.
+ */
+export function mirrorRoots(roots: SourceRoots, mirror: string): SourceRoots {
+  const under = (p: string) => join(mirror, p);
+  return {
+    logsDir: under(roots.logsDir),
+    homes: roots.homes.map((h) => ({ source: h.source, path: under(h.path), origin: h.origin })),
+    files: {},
+    snapshotDir: under("sqlite-snapshots"),
+  };
 }

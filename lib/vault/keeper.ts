@@ -19,8 +19,13 @@ import type { KeepReport, KeepUnit, PruneReport, Vault } from "./vault.ts";
 /** Options for {@link Keeper}. */
 export interface KeeperOptions {
   vault: Vault;
-  /** Which sources are kept (the source table's keep rule: files only). */
+  /** Which sources are kept (the source table's keep rule: files and databases). */
   keeps: (source: string) => boolean;
+  /**
+   * What of a listed unit is kept (db_export.ts keptUnitOf: a database session becomes
+   * the export of its rows); null: nothing. @default the unit as it is
+   */
+  unitOf?: (u: KeepUnit) => KeepUnit | null;
   /** The disk budget (INTENDANT_VAULT_MAX_BYTES); null: none. */
   maxBytes?: number | null;
   logger?: (line: string) => void;
@@ -51,7 +56,11 @@ export class Keeper {
   /** Offers what a sweep listed; returns at once (ignored once stopped). */
   offer(units: readonly KeepUnit[], gone: readonly string[] = []): void {
     if (this.#stopped) return;
-    for (const u of units) if (this.#o.keeps(u.source)) this.#units.set(u.key, u);
+    for (const u of units) {
+      if (!this.#o.keeps(u.source)) continue;
+      const k = this.#o.unitOf ? this.#o.unitOf(u) : u;
+      if (k) this.#units.set(k.key, k);
+    }
     for (const k of gone) this.#gone.add(k);
     if (this.#units.size + this.#gone.size > 0) this.#running ??= this.#run();
   }

@@ -1,17 +1,22 @@
 /**
  * The vault as a process wires it: a Keeper over `<state-root>/vault` that keeps the
- * sources whose row says their sessions are files (SOURCE_TABLE keep.kind "files"), or
- * null when INTENDANT_VAULT=off. Only the processes that sweep under the index's writer
+ * sources whose row says their sessions are files (SOURCE_TABLE keep.kind "files") and,
+ * as exports of their rows (db_export.ts), those whose sessions are rows of a database
+ * (keep.kind "database"), or null when INTENDANT_VAULT=off. Exports read the store
+ * through the index's SQLite snapshot directory (`<cache root>/sqlite-snapshots`). Only the processes that sweep under the index's writer
  * lock with write access to the state root wire one: the daemon and `intendant index`
  * (MCP and one-shot searches leave keeping to them).
  */
+import { join } from "node:path";
 import type { ResolvedConfig } from "../config.ts";
 import {
   resolveSourceRoots,
   type SessionUnit,
   type Source,
   SOURCE_TABLE,
+  SQLITE_SNAPSHOT_DIR,
 } from "../message_search/mod.ts";
+import { keptUnitOf } from "./db_export.ts";
 import { type Catalog, latest } from "./catalog.ts";
 import type { KeptCopy } from "../catalog/mod.ts";
 import { type RestoredFile, restoreSession } from "./restore.ts";
@@ -20,9 +25,10 @@ import { type BudgetRecord, Vault } from "./vault.ts";
 import { type VaultStatus, vaultStatus } from "./status.ts";
 import { type CleanupRisk, readCleanupRisks } from "./cleanup_risk.ts";
 
-/** True when the vault keeps `source`'s sessions as files. */
+/** True when the vault keeps `source`'s sessions (as files, or as exports of their rows). */
 export function vaultKeeps(source: string): boolean {
-  return SOURCE_TABLE[source as Source]?.keep.kind === "files";
+  const kind = SOURCE_TABLE[source as Source]?.keep.kind;
+  return kind === "files" || kind === "database";
 }
 
 /** The Keeper of `cfg`, or null when the vault is off. */
@@ -31,9 +37,11 @@ export function keeperOf(
   o: { logger?: (line: string) => void; now?: () => number } = {},
 ): Keeper | null {
   if (!cfg.vault.enabled) return null;
+  const snapshotDir = join(cfg.messageSearch.cacheRoot, SQLITE_SNAPSHOT_DIR);
   return new Keeper({
     vault: new Vault({ dir: cfg.vault.dir, now: o.now }),
     keeps: vaultKeeps,
+    unitOf: (u) => keptUnitOf(u, { snapshotDir }),
     maxBytes: cfg.vault.maxBytes,
     logger: o.logger,
   });

@@ -8,6 +8,8 @@ export { Vault } from "./vault.ts";
 export type {
   BudgetRecord,
   CatalogList,
+  FileProducer,
+  KeepFileInput,
   KeepReport,
   KeepUnit,
   PruneReport,
@@ -20,7 +22,15 @@ export type { KeeperOptions } from "./keeper.ts";
 export { goneAt, latest, sessionGone } from "./catalog.ts";
 export type { Catalog, Chunk, KeptFile, Version } from "./catalog.ts";
 export { restoreSession, restoreTargets } from "./restore.ts";
-export type { RestoredFile, RestoreOptions } from "./restore.ts";
+export type { RestoredFile, RestoreOptions, RestoreTarget } from "./restore.ts";
+export {
+  EXPORT_ROLE,
+  exportFileName,
+  exportPathOf,
+  exportProducerOf,
+  isExportFile,
+  keptUnitOf,
+} from "./db_export.ts";
 export { vaultStatus } from "./status.ts";
 export type { VaultFigures, VaultStatus } from "./status.ts";
 export { DamagedObjectError } from "./objects.ts";

@@ -14,11 +14,18 @@
  *    is written only where the user says.
  * With `to`, each file keeps its place relative to the main file's directory (Claude
  * Code's `<id>/subagents/…` stays beside `<id>.jsonl`); a file outside it gets its name.
+ * A session kept as an export of its database rows (OpenCode, Goose: db_export.ts) is
+ * refused without `to` (NotRestorableError: its agent keeps sessions as rows of a
+ * database, which cannot be restored file by file); with `to` its kept export is written
+ * as `<to>/<source>-<session id>.json` — the one still in its store, else the one that
+ * changed last (a session that moved to another database has an export of each).
  */
 import { basename, dirname, isAbsolute, join, normalize, relative } from "node:path";
 import { realFs, writeFileNoClobber } from "../durable/mod.ts";
-import { InvalidInputError } from "../errors.ts";
-import { type Catalog, latest } from "./catalog.ts";
+import { InvalidInputError, NotRestorableError } from "../errors.ts";
+import { type Source, SOURCE_TABLE } from "../message_search/mod.ts";
+import { type Catalog, type KeptFile, latest } from "./catalog.ts";
+import { exportDbOf, exportFileName, isExportFile } from "./db_export.ts";
 import type { Vault } from "./vault.ts";
 
 /** One file a restore wrote. */
@@ -55,18 +62,43 @@ function inside(root: string, path: string): boolean {
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
 }
 
+/** One kept file and where a restore writes it. */
+export interface RestoreTarget {
+  from: string;
+  target: string;
+  file: KeptFile;
+}
+
+/** The export a restore writes (see the header), or why it cannot go in place. */
+function exportTarget(c: Catalog, exports: KeptFile[], to: string | null | undefined) {
+  const present = exports.find((f) => f.gone_ms === null);
+  const file = present ??
+    exports.reduce((a, b) => latest(b).changed_ms > latest(a).changed_ms ? b : a);
+  if (!to) {
+    const agent = SOURCE_TABLE[c.source as Source]?.label ?? c.source;
+    throw new NotRestorableError(
+      `Cannot restore "${c.key}" in place: ${agent} keeps sessions as rows of its database ` +
+        `("${basename(exportDbOf(file.path))}"), which cannot be restored file by file; ` +
+        `--to DIR writes the kept export of its rows there`,
+    );
+  }
+  return [{ from: file.path, target: join(to, exportFileName(c.source, c.session_id)), file }];
+}
+
 /** Where each kept file goes (see the header). */
 export function restoreTargets(
   c: Catalog,
   o: { to?: string | null; homes: readonly string[] },
-): { from: string; target: string }[] {
+): RestoreTarget[] {
   const main = c.files[0];
   if (!main) throw new InvalidInputError(`The vault holds no file of "${c.key}"`);
+  const exports = c.files.filter(isExportFile);
+  if (exports.length > 0) return exportTarget(c, exports, o.to);
   const base = dirname(main.path);
   return c.files.map((f) => {
     if (o.to) {
       const rel = inside(base, f.path) ? relative(base, f.path) : basename(f.path);
-      return { from: f.path, target: join(o.to, rel) };
+      return { from: f.path, target: join(o.to, rel), file: f };
     }
     if (!o.homes.some((h) => inside(h, f.path))) {
       throw new InvalidInputError(
@@ -74,7 +106,7 @@ export function restoreTargets(
           `(${o.homes.length ? o.homes.join(", ") : "none configured"}): restore it with --to DIR`,
       );
     }
-    return { from: f.path, target: f.path };
+    return { from: f.path, target: f.path, file: f };
   });
 }
 
@@ -90,8 +122,8 @@ export async function restoreSession(o: RestoreOptions): Promise<RestoredFile[]>
     );
   }
   const out: RestoredFile[] = [];
-  for (const [i, t] of targets.entries()) {
-    const v = latest(o.catalog.files[i]!);
+  for (const t of targets) {
+    const v = latest(t.file);
     const bytes = await writeFileNoClobber(t.target, o.vault.bytesOf(v), {
       mode: 0o600,
       mtimeMs: v.mtime_ms,

@@ -15,7 +15,12 @@
  *    marked gone. A damaged catalog is moved aside (`<name>.damaged-<ms>`), never
  *    overwritten, and its session starts a new catalog;
  *  - every source file is read through the contained reader (hard links allowed, as for
- *    every external transcript: their twins are real), never following a symlink.
+ *    every external transcript: their twins are real), never following a symlink;
+ *  - a file whose bytes are produced (KeepUnit `produce`: a database session's row
+ *    export, db_export.ts) goes through the same rules as a file on disk: its producer's
+ *    stamp plays the mtime, its bytes the file's; "missing" marks it gone. It has no
+ *    place on disk to look at, so when a sweep no longer lists it (the store no longer
+ *    lists the session) it is gone.
  */
 import { join } from "node:path";
 import {
@@ -36,7 +41,7 @@ import {
   parseCatalog,
   type Version,
 } from "./catalog.ts";
-import { keepFile } from "./keep.ts";
+import { keepFile, type SourceFile } from "./keep.ts";
 import { applyPlan, planPrune } from "./budget.ts";
 import {
   BUDGET_FILE,
@@ -50,13 +55,58 @@ import {
   SESSIONS_DIR,
 } from "./layout.ts";
 import { ObjectStore } from "./objects.ts";
+import { EXPORT_ROLE } from "./db_export.ts";
+
+/**
+ * Where a kept file's bytes come from when they are not a file at its path (a database
+ * session's row export): a cheap stamp, and the bytes with the stamp they were read at.
+ */
+export interface FileProducer {
+  /** The change time (ms) of what the bytes come from; null: it is gone. A stat, no read. */
+  stampMs(): number | null | "refused";
+  /** The bytes; `reason` "missing" when what they come from is gone. */
+  produce(): Promise<
+    { ok: true; bytes: Uint8Array; stampMs: number } | { ok: false; reason: string }
+  >;
+}
+
+/** One file of a unit: a path on disk, or (with `produce`) bytes a producer makes. */
+export interface KeepFileInput {
+  path: string;
+  role: string;
+  produce?: FileProducer;
+}
 
 /** One session as a sweep listed it: what the vault keeps. */
 export interface KeepUnit {
   key: string;
   source: string;
   sessionId: string;
-  files: readonly { path: string; role: string }[];
+  files: readonly KeepFileInput[];
+}
+
+/** An opened unit file (the contained reader's handle, or a producer's bytes). */
+type Opened =
+  | { ok: true; file: SourceFile; close(): Promise<void> }
+  | { ok: false; reason: string };
+
+const NOTHING_TO_CLOSE = () => Promise.resolve();
+
+/** A producer's bytes as a file; an unchanged stamp is the last version, unread. */
+async function openProduced(p: FileProducer, last: Version | null): Promise<Opened> {
+  const stamp = p.stampMs();
+  if (stamp === null) return { ok: false, reason: "missing" };
+  if (stamp === "refused") return { ok: false, reason: "db_refused" };
+  if (last && stamp === last.mtime_ms) {
+    // keepFile answers "same" on an equal size and mtime before it reads a byte.
+    const read = () => Promise.reject(new Error("An unchanged export is never read"));
+    return { ok: true, file: { size: last.size, mtimeMs: stamp, read }, close: NOTHING_TO_CLOSE };
+  }
+  const r = await p.produce();
+  if (!r.ok) return r;
+  const b = r.bytes;
+  const read = (o: number, n: number) => Promise.resolve(b.subarray(o, o + n));
+  return { ok: true, file: { size: b.length, mtimeMs: r.stampMs, read }, close: NOTHING_TO_CLOSE };
 }
 
 /** What one keep() did. */
@@ -176,7 +226,7 @@ export class Vault {
       const now = this.#now();
       let changed = false;
       for (const f of c.files) {
-        if (f.gone_ms === null && !(await this.#exists(f.path))) {
+        if (f.gone_ms === null && !(await this.#present(f))) {
           f.gone_ms = now;
           changed = true;
         }
@@ -413,7 +463,7 @@ export class Vault {
     let changed = false;
     for (const file of u.files) {
       const kept = catalog.files.find((f) => f.path === file.path) ?? null;
-      const opened = await openContained(file.path, { hardlinks: "allow" });
+      const opened = await this.#open(file, kept);
       if (!opened.ok) {
         if (opened.reason === "missing" && kept && kept.gone_ms === null) {
           kept.gone_ms = now;
@@ -428,7 +478,7 @@ export class Vault {
       try {
         const out = await keepFile({
           objects: this.objects,
-          file: { size: h.size, mtimeMs: h.mtimeMs, read: (o, n) => h.read(o, n) },
+          file: h,
           last: kept ? latest(kept) : null,
           now,
         });
@@ -455,14 +505,14 @@ export class Vault {
         else if (out.kind === "rewrite") r.rewritten++;
         else r.same++;
       } finally {
-        await h.close();
+        await opened.close();
       }
     }
     // A file kept before that discovery no longer lists (deleted by its agent, or the
     // session's other copies are what it lists now): gone once it is missing.
     for (const f of catalog.files) {
       if (f.gone_ms !== null || u.files.some((x) => x.path === f.path)) continue;
-      if (!(await this.#exists(f.path))) {
+      if (!(await this.#present(f))) {
         f.gone_ms = now;
         changed = true;
         r.gone++;
@@ -510,9 +560,28 @@ export class Vault {
     await this.#fs.rename(path, `${path}.damaged-${now}`);
   }
 
-  async #exists(path: string): Promise<boolean> {
-    const opened = await openContained(path, { hardlinks: "allow" });
+  /**
+   * Whether kept file `f` is still in its place. A produced file has none: it is asked
+   * only when its session is reported gone or no longer lists it, so it is not.
+   */
+  async #present(f: KeptFile): Promise<boolean> {
+    if (f.role === EXPORT_ROLE) return false;
+    const opened = await openContained(f.path, { hardlinks: "allow" });
     if (opened.ok) await opened.file.close();
     return opened.ok || opened.reason !== "missing";
+  }
+
+  async #open(file: KeepFileInput, kept: KeptFile | null): Promise<Opened> {
+    if (file.produce) {
+      return openProduced(file.produce, kept && kept.gone_ms === null ? latest(kept) : null);
+    }
+    const opened = await openContained(file.path, { hardlinks: "allow" });
+    if (!opened.ok) return opened;
+    const h = opened.file;
+    return {
+      ok: true,
+      file: { size: h.size, mtimeMs: h.mtimeMs, read: (o, n) => h.read(o, n) },
+      close: () => h.close(),
+    };
   }
 }

@@ -5,7 +5,8 @@
  * (use_deep_search.ts) under a live status ("Scanning… 120 of 900 sessions · 14 MiB read ·
  * 3 matches") with Stop; a paused run (hit cap, stopped, error) offers Continue. Each hit
  * names its agent, session (a link to its page with the query highlighted), file and
- * line, says "from the vault" when the agent deleted the file, and quotes the server's
+ * line, says "from the vault" when it was read from the vault's copy (the agent deleted
+ * the file, or keeps the session as database rows), and quotes the server's
  * masked snippet with the matches marked. The closing notes say exactly what was scanned
  * and what was not (the same words as the CLI: lib/catalog deep_tally.ts); "No matches"
  * only after a complete scan.
@@ -59,7 +60,7 @@ function DeepHitRow({ hit, q }: { hit: DeepHit; q: string }) {
           ${hit.from === "vault" &&
             html`
               <span class="badge"
-                title="The agent deleted this file; this is the vault's copy">from the vault</span>
+                title="Read from the vault's copy: the agent deleted the file, or keeps the session as database rows">from the vault</span>
             `}
         </span>
         <span class="snippet"><${MarkedText} text=${hit.snippet}

@@ -57,8 +57,8 @@ export interface MessageLaneProps {
 
 /** Fewer groups than this on a complete page offer "Search the archive". */
 const ARCHIVE_OFFER_BELOW = 3;
-const ARCHIVE_LABEL = "From the archive — sessions older than the message window " +
-  "(read from disk on request; copies kept only in the vault are not searched).";
+const ARCHIVE_LABEL = "From the archive — sessions older than the message window, and " +
+  "deleted sessions the vault kept (read from disk on request).";
 
 const BUILDING = "The index is still building — results may be incomplete.";
 

@@ -19,19 +19,29 @@
  * with an arena of ARCHIVE_ARENA_BYTES; segments are opened, scanned and released with
  * that engine when the query returns. Nothing is resident between archive queries, and
  * the main engine's arena is not used.
+ * The vault: after each archive sweep, sessions whose only copy is the transcript vault's
+ * (their agent deleted every file and neither store holds them) are read from the kept
+ * copies by the same extractors (archive_vault.ts) and archived flagged source_gone; a
+ * page names its groups that are such copies (`from_vault`). Without a vault (`vault`
+ * null: INTENDANT_VAULT=off) they are not searched, and the page says so.
  * The answer says where it came from and what it did not cover (ArchiveBlock).
- * Not covered: transcripts that exist only in the vault (their agent deleted the file
- * before the archive read it); see the README.
  */
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { openStore, type Store } from "../store/mod.ts";
 import type { Fs } from "../../durable/mod.ts";
 import { Indexer, type SweepFollower, type SweepReport } from "../indexer.ts";
 import type { Extractor } from "../extract/mod.ts";
 import { createSearchEngine } from "../query/mod.ts";
 import type { SearchRequest, SearchResponse } from "../query/mod.ts";
-import { archiveBand, carryTombstones } from "./archive_band.ts";
+import { ARCHIVE_DIR, archiveBand, carryTombstones } from "./archive_band.ts";
 import { archiveView } from "./archive_view.ts";
+import {
+  archiveKeptCopies,
+  type ArchiveVault,
+  type KeptCopies,
+  onlyInVault,
+  type VaultPassReport,
+} from "./archive_vault.ts";
 
 /** A background archive sweep starts at most this often (after main full sweeps). */
 export const ARCHIVE_SWEEP_EVERY_MS = 60 * 60_000;
@@ -39,8 +49,7 @@ export const ARCHIVE_SWEEP_EVERY_MS = 60 * 60_000;
 export const ARCHIVE_WORKERS = 2;
 /** What one archive query may keep loaded while it scans (released when it returns). */
 export const ARCHIVE_ARENA_BYTES = 16 * 1024 * 1024;
-/** Directory of the archive store under the message-search cache root. */
-export const ARCHIVE_DIR = join("archive", "v2");
+export { ARCHIVE_DIR };
 
 /** What an archive page says about where it came from and what it covered. */
 export interface ArchiveBlock {
@@ -63,6 +72,12 @@ export interface ArchiveBlock {
   complete: boolean;
   /** What this page did not search, one plain sentence each. */
   not_covered: string[];
+  /**
+   * Keys of this page's groups whose files their agent deleted and whose only copy is the
+   * transcript vault's (read from it when no index had read them): `intendant vault
+   * restore` puts them back. Every one is also source_gone.
+   */
+  from_vault: string[];
 }
 
 /** An archive page: the engine's page and its archive block. */
@@ -87,14 +102,18 @@ export interface ArchiveOptions {
   fs?: Fs;
   /** Repairs of main generations an archive query found damaged (the main indexer's). */
   onMainDamage?: Indexer["reportDamage"];
+  /** The transcript vault, read after each sweep (archive_vault.ts); null: not read. */
+  vault?: ArchiveVault | null;
 }
 
 /** An opened archive. */
 export interface Archive extends SweepFollower {
   readonly store: Store;
   readonly indexer: Indexer;
-  /** Sweeps the archive now (shared with one in flight). */
+  /** Sweeps the archive now (shared with one in flight), then reads the vault's copies. */
   sweep(): Promise<SweepReport>;
+  /** What the last vault pass did, or null before one ran (or without a vault). */
+  readonly vaultPass: VaultPassReport | null;
   /** One page of archive search (cold scan); `cursorKey` as the main engine's. */
   search(req: SearchRequest, o: { cursorKey: Uint8Array }): Promise<ArchivePage>;
 }
@@ -128,9 +147,32 @@ export async function openArchive(o: ArchiveOptions): Promise<Archive> {
       return archiveBand({ main: m, windowDays, nowMs: now(), mainSweptAtMs });
     },
   });
+  let vaultPass: VaultPassReport | null = null;
+  let kept: KeptCopies | null = null;
+  // Vault sessions that published nothing, by kept state (in process: cheap to re-learn).
+  const nothing = new Map<string, string>();
+  const failed = new Map<string, { sig: string; reason: string }>();
+  const readVault = async () => {
+    if (!o.vault || stopped) return;
+    kept ??= await o.vault.open();
+    vaultPass = await archiveKeptCopies({
+      vault: kept,
+      extractorsUnder: o.vault.extractorsUnder,
+      archive: store,
+      main: await main.readManifest(),
+      tempParent: dirname(store.root),
+      nothing,
+      failed,
+      now,
+      stop: () => stopped,
+    });
+    for (const e of vaultPass.errors) logger?.(`archive: vault copy not read: ${e}`);
+  };
   const sweep = async () => {
     lastStartMs = now();
     const r = await indexer.sweep();
+    // After the sweep: a session its files still back is the sweep's, never the vault's.
+    await readVault();
     sweptAtMs = now();
     return r;
   };
@@ -173,11 +215,27 @@ export async function openArchive(o: ArchiveOptions): Promise<Archive> {
     } else if (building) {
       notCovered.push("an archive sweep is running: sessions it has not reached are not searched");
     }
-    notCovered.push(
-      "sessions whose files were deleted before the archive read them (a copy kept only " +
-        "in the transcript vault is not searched)",
-    );
-    const complete = notCovered.length === 1 && res.state === "ready";
+    if (!o.vault) {
+      notCovered.push(
+        "sessions whose files were deleted before the archive read them (the transcript " +
+          "vault is off: no kept copy is searched)",
+      );
+    } else if (vaultPass && vaultPass.errors.length > 0) {
+      const n = vaultPass.errors.length;
+      notCovered.push(
+        `${n} session${n === 1 ? "" : "s"} or catalog${n === 1 ? "" : "s"} kept only in ` +
+          `the transcript vault could not be read (${vaultPass.errors[0]})`,
+      );
+    }
+    // Without a vault, its standing note is the only gap a finished archive has.
+    const standing = o.vault ? 0 : 1;
+    const complete = notCovered.length === standing && res.state === "ready";
+    const goneKeys = res.groups.filter((g) => g.source_gone).map((g) => g.session_key);
+    let fromVault: string[] = [];
+    if (o.vault && goneKeys.length > 0) {
+      kept ??= await o.vault.open();
+      fromVault = await onlyInVault(kept, goneKeys);
+    }
     return {
       ...res,
       archive: {
@@ -189,6 +247,7 @@ export async function openArchive(o: ArchiveOptions): Promise<Archive> {
         building,
         complete,
         not_covered: notCovered,
+        from_vault: fromVault,
       },
     };
   }
@@ -196,6 +255,9 @@ export async function openArchive(o: ArchiveOptions): Promise<Archive> {
   return {
     store,
     indexer,
+    get vaultPass() {
+      return vaultPass;
+    },
     sweep,
     search,
     afterSweep,

@@ -12,4 +12,5 @@ export {
 } from "./archive.ts";
 export type { Archive, ArchiveBlock, ArchiveOptions, ArchivePage } from "./archive.ts";
 export { archiveOf, attachArchive } from "./attach.ts";
+export { liftArchiveTombstone } from "./archive_band.ts";
 export { archiveCutoff } from "./archive_view.ts";

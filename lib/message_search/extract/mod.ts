@@ -21,8 +21,13 @@ import { createQwenExtractor, QWEN_PARSER_VERSION } from "./qwen/qwen.ts";
 import { COPILOT_PLUGIN } from "./copilot/copilot.ts";
 import { CURSOR_PLUGIN } from "./cursor/cursor.ts";
 import { DROID_PLUGIN } from "./droid/droid.ts";
-import { createOpenCodeExtractor, OPENCODE_PARSER_VERSION } from "./opencode/opencode.ts";
-import { createGooseExtractor, GOOSE_PARSER_VERSION } from "./goose/goose.ts";
+import {
+  createOpenCodeExtractor,
+  OPENCODE_EXPORT,
+  OPENCODE_PARSER_VERSION,
+} from "./opencode/opencode.ts";
+import { createGooseExtractor, GOOSE_EXPORT, GOOSE_PARSER_VERSION } from "./goose/goose.ts";
+import type { SqliteExportSpec } from "./framework/sqlite_export.ts";
 
 export type * from "./framework/plugin.ts";
 export { countSkip, nextRewriteEpoch, resolveLimits, runEntryFlow } from "./framework/plugin.ts";
@@ -44,6 +49,22 @@ export { createDroidExtractor, DROID_PARSER_VERSION } from "./droid/droid.ts";
 export { createOpenCodeExtractor, OPENCODE_PARSER_VERSION };
 export { createGooseExtractor, GOOSE_PARSER_VERSION };
 export { closeSharedSnapshots } from "./framework/sqlite_snapshot.ts";
+export {
+  EXPORT_FORMAT,
+  exportSessionRows,
+  exportStoreSession,
+  storeStampMs,
+} from "./framework/sqlite_export.ts";
+export type { SessionExport, SqliteExportSpec } from "./framework/sqlite_export.ts";
+
+/**
+ * The sources whose sessions are rows of a SQLite store, and what of a session the vault
+ * exports (the spec lives in the source's folder).
+ */
+export const SQLITE_EXPORTS: Readonly<Partial<Record<Source, SqliteExportSpec>>> = {
+  opencode: OPENCODE_EXPORT,
+  goose: GOOSE_EXPORT,
+};
 
 /**
  * A SQLite source's snapshot directory: the wiring always passes one inside the state

@@ -170,7 +170,8 @@ export interface SourceRow {
    * How the vault (lib/vault) keeps this source's sessions: "files" — its transcript
    * files, byte for byte, restorable to their place; "state_root" — they already live in
    * Intendant's state root; "database" — rows of a shared SQLite database, which cannot be
-   * restored file by file (not kept yet: an export of the session's rows is planned).
+   * restored file by file: the vault keeps an export of each session's rows
+   * (sqlite_export.ts), which a restore writes only under a directory the user names.
    * `restore` says, for the README and `intendant vault status`, what a restore gives the
    * agent back.
    */

@@ -14,6 +14,7 @@
  */
 import { type Extractor, resolveLimits } from "../framework/plugin.ts";
 import { SQLITE_SNAPSHOT_MAX_BYTES } from "../framework/sqlite_snapshot.ts";
+import type { SqliteExportSpec } from "../framework/sqlite_export.ts";
 import { extractSqliteUnit } from "../framework/sqlite_unit.ts";
 import { gooseWatermark, readGooseSession } from "./goose_db.ts";
 import { discoverGoose, type GooseHint, type GooseRoots } from "./goose_discover.ts";
@@ -33,6 +34,31 @@ export const GOOSE_LIMITS = Object.freeze({
   maxLegacyFileBytes: 50 << 20,
   maxLegacyLineBytes: 5 << 20,
   maxLegacyMessages: 10_000,
+  /**
+   * Bytes of one session's row export (the vault's copy, framework/sqlite_export.ts):
+   * `content_json` is kept whole (tool responses too), so this bounds the export's memory.
+   */
+  maxExportBytes: 128 << 20,
+});
+
+/**
+ * What the vault exports of one Goose session: its `sessions` row and its `messages` rows
+ * by rowid (`id`, AUTOINCREMENT: insertion order; `replace_conversation` re-inserts with
+ * new ones, which is a change of the rows).
+ */
+export const GOOSE_EXPORT: SqliteExportSpec = Object.freeze({
+  source: "goose",
+  tables: [
+    { table: "sessions", key: "id", order: ["id"], maxRows: 1 },
+    {
+      table: "messages",
+      key: "session_id",
+      order: ["id"],
+      maxRows: GOOSE_LIMITS.maxMessagesPerSession,
+    },
+  ],
+  maxBytes: GOOSE_LIMITS.maxExportBytes,
+  maxDbBytes: GOOSE_LIMITS.maxDbBytes,
 });
 export type GooseLimits = { -readonly [K in keyof typeof GOOSE_LIMITS]: number };
 

@@ -15,6 +15,7 @@
  */
 import { type Extractor, resolveLimits } from "../framework/plugin.ts";
 import { SQLITE_SNAPSHOT_MAX_BYTES } from "../framework/sqlite_snapshot.ts";
+import type { SqliteExportSpec } from "../framework/sqlite_export.ts";
 import { extractSqliteUnit } from "../framework/sqlite_unit.ts";
 import { openCodeWatermark, readOpenCodeSession } from "./opencode_db.ts";
 import {
@@ -41,8 +42,46 @@ export const OPENCODE_LIMITS = Object.freeze({
   maxLegacyMessages: 20_000,
   maxLegacyParts: 100_000,
   maxLegacyFileBytes: 8 << 20,
+  /**
+   * Bytes of one session's row export (the vault's copy, framework/sqlite_export.ts):
+   * columns are kept whole (tool output too), so this bounds the export's memory.
+   */
+  maxExportBytes: 128 << 20,
 });
 export type OpenCodeLimits = { -readonly [K in keyof typeof OPENCODE_LIMITS]: number };
+
+/**
+ * What the vault exports of one OpenCode session: its `session` row, its `message` and
+ * `part` rows (ids are time-ordered: prefix + hex of ms × 4096 + counter, so id order is
+ * creation order) and its `todo` rows where the table exists.
+ */
+export const OPENCODE_EXPORT: SqliteExportSpec = Object.freeze({
+  source: "opencode",
+  tables: [
+    { table: "session", key: "id", order: ["id"], maxRows: 1 },
+    {
+      table: "message",
+      key: "session_id",
+      order: ["id"],
+      maxRows: OPENCODE_LIMITS.maxMessagesPerSession,
+    },
+    {
+      table: "part",
+      key: "session_id",
+      order: ["id"],
+      maxRows: OPENCODE_LIMITS.maxPartsPerSession,
+    },
+    {
+      table: "todo",
+      key: "session_id",
+      order: ["position"],
+      maxRows: OPENCODE_LIMITS.maxMessagesPerSession,
+      optional: true,
+    },
+  ],
+  maxBytes: OPENCODE_LIMITS.maxExportBytes,
+  maxDbBytes: OPENCODE_LIMITS.maxDbBytes,
+});
 
 /** Options of {@link createOpenCodeExtractor}. */
 export interface OpenCodeExtractorOptions {
