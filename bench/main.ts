@@ -16,6 +16,7 @@
  */
 import { join } from "node:path";
 import { ensureCorpus, NEEDLES, PRESETS, scanRoots } from "./corpus/mod.ts";
+import { timeRg } from "./phase_deep.ts";
 import { QUERIES } from "./phase_query.ts";
 import { renderTable } from "./report.ts";
 import { DAEMON_V8_FLAGS } from "../lib/relaunch.ts";
@@ -87,14 +88,9 @@ async function ripgrep(): Promise<Record<string, number>> {
     nohit: NEEDLES.none,
   };
   const run = async (needle: string) => {
-    const t = performance.now();
-    const p = await new Deno.Command("rg", {
-      args: ["-c", "-F", "-i", "--no-messages", "-e", needle, ...homes],
-      stdout: "null",
-      stderr: "null",
-    }).output();
-    if (p.code > 1) throw new Error(`rg failed with exit code ${p.code}`);
-    return performance.now() - t;
+    const ms = await timeRg(homes, needle);
+    if (ms === null) throw new Deno.errors.NotFound("rg");
+    return ms;
   };
   try {
     await run(NEEDLES.none); // page cache warm-up

@@ -12,7 +12,8 @@ import { NEEDLES, scanRoots } from "./corpus/mod.ts";
 import type { Corpus } from "./corpus/mod.ts";
 import { memory, rootsOf, wire } from "./harness.ts";
 
-async function rg(homes: string[], needle: string): Promise<number | null> {
+/** Milliseconds of `rg -c -F -i` for `needle` over `homes`; null when rg is not installed. */
+export async function timeRg(homes: string[], needle: string): Promise<number | null> {
   const t = performance.now();
   try {
     const p = await new Deno.Command("rg", {
@@ -57,15 +58,15 @@ export async function deepPhase(c: Corpus, storeRoot: string): Promise<Record<st
   for (const h of scanRoots(c.homes)) {
     if (await Deno.stat(h).then(() => true, () => false)) homes.push(h);
   }
-  await rg(homes, NEEDLES.none); // page cache warm-up for both
+  await timeRg(homes, NEEDLES.none); // page cache warm-up for both
   await full(NEEDLES.none);
   const nohit = await full(NEEDLES.none);
   const rare = await full(NEEDLES.rare);
   const t = performance.now();
   const first = await deepSearch(deps, { q: NEEDLES.mid, limit: 100, maxMs: 1000 });
   const firstPageMs = performance.now() - t;
-  const rgNohit = await rg(homes, NEEDLES.none);
-  const rgRare = await rg(homes, NEEDLES.rare);
+  const rgNohit = await timeRg(homes, NEEDLES.none);
+  const rgRare = await timeRg(homes, NEEDLES.rare);
   return {
     nohit,
     rare,

@@ -20,6 +20,7 @@ import { isAbsolute } from "node:path";
 import { openContained } from "../durable/mod.ts";
 import type { Vault, Version } from "../vault/mod.ts";
 import type { ScanFile } from "./deep_scan.ts";
+import { concatBytes } from "../text/mod.ts";
 
 /** Largest `.zst` rollout read (compressed). */
 export const ZST_MAX_COMPRESSED_BYTES = 64 * 1024 * 1024;
@@ -78,7 +79,7 @@ export function openVersion(vault: Vault, v: Version): OpenScan {
     if (held?.i === i) return held.bytes;
     const parts: Uint8Array[] = [];
     for await (const b of vault.bytesOf({ ...v, chunks: [v.chunks[i]!] })) parts.push(b);
-    const bytes = parts.length === 1 ? parts[0]! : concatAll(parts);
+    const bytes = concatBytes(parts);
     held = { i, bytes };
     return bytes;
   };
@@ -105,14 +106,4 @@ export function openVersion(vault: Vault, v: Version): OpenScan {
       return Promise.resolve();
     },
   };
-}
-
-function concatAll(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }

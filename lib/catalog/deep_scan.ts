@@ -18,6 +18,7 @@
  */
 import { maskSnippet, matchPiece, maxMatchBytes, mayMatch } from "./deep_match.ts";
 import type { DeepHit } from "./types.ts";
+import { concatBytes } from "../text/mod.ts";
 
 /** Bytes per read. */
 export const READ_CHUNK_BYTES = 1024 * 1024;
@@ -75,14 +76,6 @@ export interface ScanPlace {
 function timeUp(b: ScanBudget): boolean {
   if (b.deadline === undefined || b.scanned < (b.minBytes ?? 0)) return false;
   return (b.now ?? Date.now)() >= b.deadline;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return b;
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }
 
 /** One file's scan state. */
@@ -199,7 +192,7 @@ export async function scanFile(
     }
     b.scanned += chunk.length;
     readPos += chunk.length;
-    const buf = concat(f.carry, chunk);
+    const buf = concatBytes([f.carry, chunk]);
     const lastNl = buf.lastIndexOf(0x0a);
     let used = 0;
     if (lastNl >= 0 && !mayMatch(buf.subarray(0, lastNl + 1), needle)) {

@@ -13,17 +13,7 @@ import type { DeepScanned, DeepSourceTally } from "./types.ts";
 
 /** Accumulates one page's tally. */
 export class DeepTally {
-  readonly out: DeepScanned = {
-    sessions: 0,
-    files: 0,
-    bytes: 0,
-    by_source: {},
-    skipped_files: {},
-    not_scanned: [],
-    gone_unkept: 0,
-    complete: false,
-    stopped: null,
-  };
+  readonly out: DeepScanned = emptyDeepScanned();
 
   #of(source: Source): DeepSourceTally {
     return this.out.by_source[source] ??= {

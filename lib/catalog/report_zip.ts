@@ -24,6 +24,7 @@ import { listInside, openInside, type SafeFile } from "./safe_fs.ts";
 import type { CatalogDeps } from "./types.ts";
 import { ZIP_CHUNK_BYTES, ZIP_MAX_ENTRIES, ZIP_SMALL_BYTES, ZipStream } from "./zip_stream.ts";
 import { looksBinary, maskedPieces, type MaskTally, SNIFF_BYTES } from "./report_mask.ts";
+import { concatBytes } from "../text/mod.ts";
 
 /** Content cap of one report (uncompressed). */
 export const REPORT_MAX_TOTAL_BYTES = 256 * 1024 * 1024;
@@ -91,7 +92,7 @@ async function* addFile(w: Walk, path: string): AsyncGenerator<Uint8Array> {
       if (file.size <= ZIP_SMALL_BYTES) {
         const parts: Uint8Array[] = [];
         for await (const p of masked) parts.push(p);
-        const data = concat(parts);
+        const data = concatBytes(parts);
         yield* w.zip.bytes(name, data, entry);
         w.total += data.length;
       } else w.total += yield* w.zip.pieces(name, masked, file.size, entry);
@@ -111,17 +112,6 @@ async function* pieces(file: SafeFile): AsyncGenerator<Uint8Array> {
     at += piece.length;
     yield piece;
   }
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 function maskingNote(w: Walk): string[] {

@@ -13,6 +13,7 @@
 import { type LogEvent, LogEventSchema } from "../session_log/mod.ts";
 import { Mutex } from "./locks.ts";
 import type { SafeFile } from "./safe_fs.ts";
+import { concatBytes } from "../text/mod.ts";
 
 /** Largest part of a spine indexed (the rest is reported as `log_truncated`). */
 export const SPINE_MAX_BYTES = 256 * 1024 * 1024;
@@ -91,7 +92,7 @@ export async function streamLines(
           break;
         }
         const length = partBytes;
-        const bytes = length > DETAIL_LINE_MAX_BYTES ? null : concat(parts);
+        const bytes = length > DETAIL_LINE_MAX_BYTES ? null : concatBytes(parts);
         parts = [];
         partBytes = 0;
         let cont = visit({ lineNo, offset: lineStart, length, bytes });
@@ -107,25 +108,13 @@ export async function streamLines(
         if (cont === false) return { consumed, nextLineNo: lineNo, stoppedEarly: true };
       }
       // Parts still pointing into this chunk are copied out, so the chunk can go.
-      if (parts.length) parts = [concat(parts).slice()];
+      if (parts.length) parts = [concatBytes(parts).slice()];
       pos += chunk.length;
     }
   } finally {
     release?.();
   }
   return { consumed, nextLineNo: lineNo, stoppedEarly: false };
-}
-
-/** The parts as one array (the part itself when there is one: no copy). */
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0]!;
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 /** Window of LineReader: a page's lines are mostly adjacent. */

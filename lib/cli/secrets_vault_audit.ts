@@ -20,6 +20,7 @@
 import type { Catalog, Vault, Version } from "../vault/mod.ts";
 import { type Fs, realFs } from "../durable/mod.ts";
 import { type MaskedFinding, maskedFindings } from "./secrets_audit.ts";
+import { concatBytes } from "../text/mod.ts";
 
 /** A line longer than this is scanned in overlapping windows (memory stays bounded). */
 export const LINE_MAX_BYTES = 4 << 20;
@@ -184,7 +185,7 @@ async function* scanVersion(
   let buf: Uint8Array = new Uint8Array(0);
   let line = 1;
   for await (const chunk of vault.bytesOf(v)) {
-    buf = concat(buf, chunk);
+    buf = concatBytes([buf, chunk]);
     let nl: number;
     while ((nl = buf.indexOf(0x0a)) >= 0) {
       const found = scanLine(dec.decode(buf.subarray(0, nl)));
@@ -230,12 +231,4 @@ function* stringsOf(x: unknown): Generator<string> {
       yield* stringsOf(y);
     }
   }
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return b;
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

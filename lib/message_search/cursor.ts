@@ -1,11 +1,12 @@
 /**
- * One piece over the 600-line guide (≈ 630 lines), on purpose — why at the end of this
- * header.
+ * One piece over the 600-line guide (≈ 630 lines), on purpose: the open check, the
+ * classifier and the streaming reader share one cursor and its span and hashing rules, and
+ * split they would export internals no other module may call (the full why ends this header).
  * File cursors: incremental, torn-line-safe reading of append-only JSONL transcripts, and
  * the per-sweep decision (new / unchanged / appended / rewritten / gone) made from a stored
  * {@link FileCursor} (contract in cursor_types.ts).
  *
- * Invariants (reliability-plan §0 findings 5–7, table B):
+ * Invariants (tests/RELIABILITY.md, table B):
  * - Only newline-terminated lines are consumed (lines.ts is the one splitter): `offset`
  *   sits at 0 or just past a "\n", so a torn tail waits for the next sweep.
  * - `prefix_hash` covers exactly `prefix_len` = min(4096, size at capture) bytes and is

@@ -1,6 +1,7 @@
 /**
- * One piece over the 600-line guide (≈ 860 lines), on purpose — why at the end of the
- * next paragraph.
+ * One piece over the 600-line guide (≈ 860 lines), on purpose: the sweep loop, the ordered
+ * extraction window and the per-unit plan/finish steps share one sweep's unit bookkeeping,
+ * which split would travel between modules as a mutable object (the full why follows).
  * The indexer: sweeps sources, classifies each file against its stored cursor, extracts
  * incrementally and publishes one batch per sweep. It decides WHAT a sweep reads, never
  * WHEN: the daemon's freshness scheduler (freshness/) starts sweeps from file events, a

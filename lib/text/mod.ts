@@ -9,3 +9,4 @@ export type { TerminalSafeOptions } from "./control_chars.ts";
 export { stringifyTerminalSafe } from "./terminal_json.ts";
 export { utf8Length } from "./utf8_length.ts";
 export { formatBytes, parseByteSize } from "./byte_size.ts";
+export { concatBytes } from "./concat_bytes.ts";

@@ -1,6 +1,6 @@
 /**
  * Gemini CLI extractor bounds, resolved through the framework's one resolver. Defaults
- * (formats-more.md §1.6): tool output inside records is already capped at 50 KiB by the
+ * (FORMAT.md §2): tool output inside records is already capped at 50 KiB by the
  * CLI (`MAX_TOOL_OUTPUT_SIZE`), but `$set.messages` checkpoints repeat the whole history
  * on one line and can reach many MiB, so a line may be 32 MiB; a file over 256 MiB or
  * with more than 200k distinct message ids publishes nothing (fail-closed, counted).

@@ -2,7 +2,7 @@
  * Gemini CLI message records → prose. Pure: one MessageRecord value (as Gemini wrote it,
  * untrusted) in, the one searchable text (or null) out.
  *
- * Rules (formats-more.md §1.3, [src] gemini-cli @5411f11 `utils/sessionUtils.ts`
+ * Rules (FORMAT.md §1, [src] gemini-cli @5411f11 `utils/sessionUtils.ts`
  * `isIgnoredUserContent`, `core/geminiChat.ts`, `core/client.ts`,
  * `context/chatCompressionService.ts`):
  * - user: `displayContent` (the typed text) when present, else `content`; only `text`

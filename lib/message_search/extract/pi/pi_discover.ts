@@ -2,7 +2,7 @@
  * Pi discovery: finds session files under each agent dir (a PI_CODING_AGENT_DIR) and
  * reads just their header line to name the unit. One file = one unit, keyed `pi:<id>`.
  *
- * On-disk facts (formats.md §4.1, [src] pi-mono core/session-manager.ts):
+ * On-disk facts (FORMAT.md §1, [src] pi-mono core/session-manager.ts):
  * `<agentDir>/sessions/--<cwd, leading slash dropped, / \ : → ->--/<ISO ts, : . → ->_<uuid>.jsonl`.
  * Non-ASCII and spaces stay in the dir name, so names are used verbatim (never normalised).
  * The session id is the header `id`; the file-name uuid is the same value for every file

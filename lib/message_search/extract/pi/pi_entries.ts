@@ -2,7 +2,7 @@
  * Pi session lines → typed facts: the header (line 1) and the tree entries after it, each
  * reduced to what the index needs (id, parentId, prose, session name). Pure: no I/O.
  *
- * On-disk facts (formats.md §4.2, [src] badlogic/pi-mono @83378aa core/session-manager.ts,
+ * On-disk facts (FORMAT.md §2, [src] badlogic/pi-mono @83378aa core/session-manager.ts,
  * packages/ai/src/types.ts, core/messages.ts):
  * - Header: `{"type":"session","version":3,"id":<uuid>,"timestamp":<ISO>,"cwd",
  *   "parentSession"?}`. v1 has no `version` and its entries carry no ids; v2 has ids and a

@@ -1,7 +1,7 @@
 /**
  * Pi's entry tree → records + supersession marks, in a full pass or as an exact append.
  *
- * Tree rules (formats.md §4.3, [src] pi-mono session-manager.ts `_buildIndex`,
+ * Tree rules (FORMAT.md §3, [src] pi-mono session-manager.ts `_buildIndex`,
  * `getBranch`, `buildSessionContext`): the active leaf is the LAST parsed entry in the
  * file (malformed lines never become the leaf, as in Pi's loader); the active path is the
  * leaf's parentId chain, looked up through an id → entry map where a later duplicate id
